@@ -1,0 +1,58 @@
+# kibo — every entry point. `make run` and `make test` work on a fresh machine.
+SHELL := /bin/bash
+export CARGO_TARGET_DIR ?= $(HOME)/.cache/kibo-target
+export CARGO_BUILD_JOBS ?= 2
+CARGO  ?= cargo
+KIBO   := $(CARGO_TARGET_DIR)/release/kibo
+PIPELINE ?= pipelines/default.toml
+OUT    ?= out/default
+INPUT  ?=
+THREADS ?=
+VENV   := .venv
+PY     := $(VENV)/bin/python
+SHARED ?= ../shared/data
+KGS    ?= $(SHARED)/dev/kgs-2001-archive
+
+INPUT_FLAGS := $(foreach i,$(INPUT),--input $(i))
+THREAD_FLAGS := $(if $(THREADS),--threads $(THREADS),)
+
+.PHONY: all build run filter split test test-rust test-python bench venv clean
+
+all: build
+
+build:
+	$(CARGO) build --release --bin kibo
+
+## The whole pipeline (every stage built so far) on the embedded sample, or INPUT=...
+run: build
+	$(KIBO) run $(INPUT_FLAGS) --out $(OUT) --pipeline $(PIPELINE) $(THREAD_FLAGS)
+
+filter: build
+	$(KIBO) filter $(INPUT_FLAGS) --out $(OUT) --pipeline $(PIPELINE) $(THREAD_FLAGS)
+
+split: build
+	$(KIBO) split --out $(OUT) --pipeline $(PIPELINE) $(THREAD_FLAGS)
+
+## Python venv for the query / oracle tests (polars, pyarrow, sgfmill, pytest).
+$(VENV)/.ok: tests/python/requirements.txt
+	python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r tests/python/requirements.txt
+	touch $@
+
+venv: $(VENV)/.ok
+
+test: test-rust test-python
+
+test-rust:
+	$(CARGO) test --release --lib --test integration
+
+test-python: venv build
+	KIBO=$(KIBO) SHARED=$(SHARED) $(PY) -m pytest -q tests/python
+
+## Benchmarks: print figures, assert nothing.
+bench: build
+	$(CARGO) bench --bench replay
+	KIBO=$(KIBO) KGS=$(KGS) bash bench/e2e.sh
+
+clean:
+	rm -rf out $(VENV)

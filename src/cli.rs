@@ -1,0 +1,235 @@
+/*!
+Command line: clap arguments → resolved settings → stage runs.
+
+Exit codes (DESIGN.md): 0 all read; 1 finished, but some inputs could not be read
+(each reported in `rejects` as `unreadable_file`); 2 usage or setup error, nothing written.
+*/
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand};
+
+use crate::config::{Config, Source};
+
+/// kibo: Go game archives → clean, deduplicated Parquet training samples.
+#[derive(Parser, Debug)]
+#[command(name = "kibo", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Read archives into the games and rejects tables.
+    Filter(RunArgs),
+    /// Replay the games table into per-move samples (Parquet shards).
+    Split(OutArgs),
+    /// filter, then split.
+    Run(RunArgs),
+}
+
+#[derive(Args, Debug)]
+struct OutArgs {
+    /// Output folder (overrides the pipeline's `out`).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Pipeline TOML file.
+    #[arg(long)]
+    pipeline: Option<PathBuf>,
+    /// Worker threads (0 = all cores; overrides the pipeline).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// No progress display.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(Args, Debug)]
+struct RunArgs {
+    /// Input file or folder (repeatable); replaces the pipeline's sources.
+    #[arg(long)]
+    input: Vec<PathBuf>,
+    #[command(flatten)]
+    common: OutArgs,
+}
+
+/// Settings after merging the pipeline file and flags.
+pub struct Resolved {
+    /// Merged config.
+    pub cfg: Config,
+    /// Output folder.
+    pub out: PathBuf,
+    /// Pipeline file used, if any.
+    pub pipeline_file: Option<PathBuf>,
+    /// Progress off.
+    pub quiet: bool,
+}
+
+/// A usage or setup problem: exit code 2.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct SetupError(pub String);
+
+fn setup<T>(msg: impl Into<String>) -> anyhow::Result<T> {
+    Err(SetupError(msg.into()).into())
+}
+
+fn resolve(args: &OutArgs, inputs: Option<&[PathBuf]>) -> anyhow::Result<Resolved> {
+    let mut cfg = match &args.pipeline {
+        Some(p) => Config::load(p).map_err(|e| SetupError(e.to_string()))?,
+        None => Config::default(),
+    };
+    if let Some(t) = args.threads {
+        cfg.pipeline.threads = t;
+    }
+    if let Some(inputs) = inputs {
+        if !inputs.is_empty() {
+            cfg.sources = inputs
+                .iter()
+                .enumerate()
+                .map(|(i, p)| Source {
+                    name: if inputs.len() == 1 { "input".to_string() } else { format!("input{}", i + 1) },
+                    path: p.clone(),
+                    origin: Some("command line".into()),
+                    licence: None,
+                })
+                .collect();
+        }
+    }
+    let out = match args.out.clone().or_else(|| cfg.pipeline.out.clone()) {
+        Some(o) => o,
+        None => return setup("no output folder: pass --out DIR or set pipeline.out"),
+    };
+    Ok(Resolved { cfg, out, pipeline_file: args.pipeline.clone(), quiet: args.quiet })
+}
+
+fn check_inputs(r: &Resolved) -> anyhow::Result<()> {
+    if r.cfg.sources.is_empty() {
+        return setup("no inputs: pass --input PATH or list [[sources]] in the pipeline");
+    }
+    for s in &r.cfg.sources {
+        if let Err(e) = std::fs::metadata(&s.path) {
+            return setup(format!("input {}: {e}", s.path.display()));
+        }
+        if r.cfg.pipeline.require_licence && s.licence.as_deref().is_none_or(|l| l.trim().is_empty()) {
+            return setup(format!("source {:?} ({}) declares no licence and pipeline.require_licence is set", s.name, s.path.display()));
+        }
+    }
+    Ok(())
+}
+
+fn prepare_out(out: &Path) -> anyhow::Result<()> {
+    if let Err(e) = std::fs::create_dir_all(out) {
+        return setup(format!("output folder {}: {e}", out.display()));
+    }
+    let probe = out.join(".tmp-write-probe");
+    if let Err(e) = std::fs::write(&probe, b"") {
+        return setup(format!("output folder {} is not writable: {e}", out.display()));
+    }
+    let _ = std::fs::remove_file(probe);
+    Ok(())
+}
+
+fn pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .stack_size(8 << 20)
+        .build()
+        .context("starting worker threads")
+}
+
+/// Parses `std::env::args` and runs; returns the exit code.
+pub fn main_with_args() -> i32 {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("kibo: error: {e:#}");
+            2
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<i32> {
+    match cli.cmd {
+        Cmd::Filter(a) => {
+            let r = resolve(&a.common, Some(&a.input))?;
+            check_inputs(&r)?;
+            prepare_out(&r.out)?;
+            let code = pool(r.cfg.pipeline.threads)?.install(|| do_filter(&r))?;
+            Ok(code)
+        }
+        Cmd::Split(a) => {
+            let r = resolve(&a, None)?;
+            if !r.out.join("games").is_dir() {
+                return setup(format!("{} has no games table: run `kibo filter` first", r.out.display()));
+            }
+            prepare_out(&r.out)?;
+            pool(r.cfg.pipeline.threads)?.install(|| do_split(&r))?;
+            Ok(0)
+        }
+        Cmd::Run(a) => {
+            let r = resolve(&a.common, Some(&a.input))?;
+            check_inputs(&r)?;
+            prepare_out(&r.out)?;
+            let p = pool(r.cfg.pipeline.threads)?;
+            let code = p.install(|| do_filter(&r))?;
+            p.install(|| do_split(&r))?;
+            Ok(code)
+        }
+    }
+}
+
+fn do_filter(r: &Resolved) -> anyhow::Result<i32> {
+    let t0 = std::time::Instant::now();
+    let progress = crate::progress::Progress::new("filter", "games", None, r.quiet);
+    let report = crate::stages::filter::run(&r.cfg, &r.cfg.sources, &r.out, &progress)?;
+    progress.finish();
+    crate::stages::report::write_filter(&r.out, &r.cfg, r.pipeline_file.as_deref(), &report)?;
+    let secs = t0.elapsed().as_secs_f64();
+    let t = &report.total;
+    eprintln!(
+        "filter: {} games found, {} kept, {} rejected ({} files, {:.1} MB, {} non-SGF skipped) in {:.2}s: {:.0} games/s, {:.1} MB/s",
+        t.games_found,
+        t.games_kept,
+        t.games_rejected,
+        t.files_read,
+        t.bytes_read as f64 / 1e6,
+        t.skipped_non_sgf,
+        secs,
+        t.games_found as f64 / secs,
+        t.bytes_read as f64 / 1e6 / secs
+    );
+    if !t.rejected_by_reason.is_empty() {
+        let parts: Vec<String> = t.rejected_by_reason.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        eprintln!("filter: rejected by reason: {}", parts.join(", "));
+    }
+    if report.had_unreadable() {
+        eprintln!(
+            "filter: {} input(s) could not be read; see rejects (reason unreadable_file)",
+            t.rejected_by_reason.get("unreadable_file").copied().unwrap_or(0)
+        );
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+fn do_split(r: &Resolved) -> anyhow::Result<()> {
+    let t0 = std::time::Instant::now();
+    let report = crate::stages::split::run(&r.cfg, &r.out, r.quiet)?;
+    crate::stages::report::write_split(&r.out, &r.cfg, &report)?;
+    let secs = t0.elapsed().as_secs_f64();
+    eprintln!(
+        "split: {} games replayed, {} rejected, {} samples in {} shard(s), {:.2} bytes/sample, in {:.2}s: {:.0} samples/s",
+        report.games_replayed,
+        report.games_rejected,
+        report.samples,
+        report.shards.len(),
+        report.bytes_per_sample(),
+        secs,
+        report.samples as f64 / secs
+    );
+    Ok(())
+}

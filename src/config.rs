@@ -1,0 +1,293 @@
+/*!
+Pipeline configuration: one TOML file per pipeline in `pipelines/`, overridden by
+command-line flags. Unknown keys are rejected with the key, the file and the line.
+
+```toml
+[pipeline]
+name = "default"
+out = "out/default"
+threads = 0            # 0 = all cores
+seed = 20261130
+require_licence = false
+
+[[sources]]
+name = "kombilo"
+path = "data/kombilo"
+origin = "PyPI kombilo==0.8.4, kombilo/tests/sgfs/"
+licence = "MIT"
+
+[filter]
+min_moves = 20
+```
+*/
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::input::Limits;
+
+/// The whole pipeline file.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Run-wide settings.
+    pub pipeline: PipelineSection,
+    /// Declared input sources, each with origin and licence.
+    pub sources: Vec<Source>,
+    /// Which games the filter stage keeps.
+    pub filter: FilterConfig,
+    /// Input size limits.
+    pub limits: Limits,
+    /// Split stage settings (replay, samples, shards).
+    pub split: SplitConfig,
+}
+
+/// `[pipeline]`
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PipelineSection {
+    /// Name recorded in the manifest.
+    pub name: String,
+    /// Output folder.
+    pub out: Option<PathBuf>,
+    /// Worker threads; 0 = all cores.
+    pub threads: usize,
+    /// Seed for every random choice (splits, verification samples).
+    pub seed: u64,
+    /// Refuse to run on sources without a declared licence.
+    pub require_licence: bool,
+}
+
+impl Default for PipelineSection {
+    fn default() -> Self {
+        PipelineSection { name: "unnamed".into(), out: None, threads: 0, seed: 20261130, require_licence: false }
+    }
+}
+
+/// `[[sources]]`: one input with its provenance.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Source {
+    /// Short name used in reports.
+    pub name: String,
+    /// File or folder; relative paths are relative to the current directory.
+    pub path: PathBuf,
+    /// Where the data came from.
+    #[serde(default)]
+    pub origin: Option<String>,
+    /// Licence (SPDX id or text); `None` = undeclared.
+    #[serde(default)]
+    pub licence: Option<String>,
+}
+
+/// `[filter]`: which readable 19×19 games are kept.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FilterConfig {
+    /// Games with fewer moves (passes included) are `too_short`; 0 moves is always `no_moves`.
+    pub min_moves: u32,
+    /// Games with more moves are `too_long`.
+    pub max_moves: u32,
+    /// Keep handicap games (HA ≥ 2 or black setup stones before the first move).
+    pub allow_handicap: bool,
+    /// Largest handicap kept.
+    pub max_handicap: u32,
+    /// Lowest rank kept for both players (e.g. "1d", "5k"); unset = no bound.
+    pub min_rank: Option<String>,
+    /// Highest rank kept for both players; unset = no bound.
+    pub max_rank: Option<String>,
+    /// With a rank bound set, keep games whose ranks are missing or unreadable.
+    pub allow_unknown_rank: bool,
+    /// Result kinds kept ("score", "resign", "time", "forfeit", "draw", "void", "unknown"); empty = all.
+    pub result_kinds: Vec<String>,
+    /// Earliest date kept ("YYYY", "YYYY-MM" or "YYYY-MM-DD"), compared with the game's DT.
+    pub date_from: Option<String>,
+    /// Latest date kept.
+    pub date_to: Option<String>,
+    /// With a date bound set, keep games without a readable date.
+    pub allow_unknown_date: bool,
+    /// Keep games with setup stones after the first move (otherwise `setup_after_root`).
+    pub allow_setup_after_root: bool,
+}
+
+impl Default for FilterConfig {
+    fn default() -> Self {
+        FilterConfig {
+            min_moves: 1,
+            max_moves: 1500,
+            allow_handicap: true,
+            max_handicap: 9,
+            min_rank: None,
+            max_rank: None,
+            allow_unknown_rank: true,
+            result_kinds: Vec::new(),
+            date_from: None,
+            date_to: None,
+            allow_unknown_date: true,
+            allow_setup_after_root: false,
+        }
+    }
+}
+
+/// `[split]`: replay and samples.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SplitConfig {
+    /// "off", "positional" or "situational".
+    pub superko: String,
+    /// Multi-stone suicide is legal (New Zealand, Tromp-Taylor rules).
+    pub allow_multi_stone_suicide: bool,
+    /// Keep games where one colour moves twice in a row.
+    pub allow_consecutive_moves: bool,
+    /// Drop samples whose answer is a pass.
+    pub drop_passes: bool,
+    /// Only the winner's moves (games without a winner give no samples).
+    pub winner_only: bool,
+    /// At most this many samples per game, spread evenly; 0 = all.
+    pub max_samples_per_game: u32,
+    /// Rows per Parquet row group.
+    pub row_group_rows: usize,
+    /// Rows per shard file.
+    pub shard_rows: usize,
+    /// zstd level for shards.
+    pub zstd_level: i32,
+    /// Fractions of games for train / val / test (by game_id hash).
+    pub split_ratios: [f64; 3],
+}
+
+impl Default for SplitConfig {
+    fn default() -> Self {
+        SplitConfig {
+            superko: "off".into(),
+            allow_multi_stone_suicide: false,
+            allow_consecutive_moves: true,
+            drop_passes: false,
+            winner_only: false,
+            max_samples_per_game: 0,
+            row_group_rows: 65536,
+            shard_rows: 1 << 20,
+            zstd_level: 3,
+            split_ratios: [0.9, 0.05, 0.05],
+        }
+    }
+}
+
+/// A configuration error, with a message that names the file, key and line.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read pipeline file {path}: {source}")]
+    Read {
+        /// File.
+        path: PathBuf,
+        /// OS error.
+        source: std::io::Error,
+    },
+    /// TOML syntax or an unknown / mistyped key.
+    #[error("{path}:{line}: {message}")]
+    Parse {
+        /// File.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// What toml said (names the key).
+        message: String,
+    },
+    /// A value is out of its domain.
+    #[error("{path}: {message}")]
+    Invalid {
+        /// File (or "command line").
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl Config {
+    /// Reads a pipeline file.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.into(), source })?;
+        Self::parse(&text, path)
+    }
+
+    /// Parses pipeline TOML; `path` is used in messages only.
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        let cfg: Config = toml::from_str(text).map_err(|e| {
+            let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1).unwrap_or(0);
+            let message = e.message().trim().to_string();
+            ConfigError::Parse { path: path.into(), line, message }
+        })?;
+        cfg.validate(path)?;
+        Ok(cfg)
+    }
+
+    /// Checks values that types alone cannot.
+    pub fn validate(&self, path: &Path) -> Result<(), ConfigError> {
+        let bad = |message: String| Err(ConfigError::Invalid { path: path.into(), message });
+        if !["off", "positional", "situational"].contains(&self.split.superko.as_str()) {
+            return bad(format!("split.superko must be \"off\", \"positional\" or \"situational\", not {:?}", self.split.superko));
+        }
+        for k in &self.filter.result_kinds {
+            if !crate::stages::filter::RESULT_KINDS.contains(&k.as_str()) {
+                return bad(format!("filter.result_kinds: unknown kind {k:?} (known: {:?})", crate::stages::filter::RESULT_KINDS));
+            }
+        }
+        for (key, v) in [("filter.min_rank", &self.filter.min_rank), ("filter.max_rank", &self.filter.max_rank)] {
+            if let Some(r) = v {
+                if crate::sgf::parse_rank(r).is_none() {
+                    return bad(format!("{key}: cannot read rank {r:?} (write e.g. \"5k\", \"1d\", \"3p\")"));
+                }
+            }
+        }
+        for (key, v) in [("filter.date_from", &self.filter.date_from), ("filter.date_to", &self.filter.date_to)] {
+            if let Some(d) = v {
+                let ok = d.len() >= 4 && d.split('-').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+                if !ok {
+                    return bad(format!("{key}: expected YYYY, YYYY-MM or YYYY-MM-DD, not {d:?}"));
+                }
+            }
+        }
+        let r = self.split.split_ratios;
+        if r.iter().any(|x| !(0.0..=1.0).contains(x)) || (r.iter().sum::<f64>() - 1.0).abs() > 1e-6 {
+            return bad(format!("split.split_ratios must be three fractions summing to 1, not {r:?}"));
+        }
+        if self.split.row_group_rows == 0 || self.split.shard_rows == 0 {
+            return bad("split.row_group_rows and split.shard_rows must be positive".into());
+        }
+        if !(1..=22).contains(&self.split.zstd_level) {
+            return bad(format!("split.zstd_level must be 1..=22, not {}", self.split.zstd_level));
+        }
+        let mut names = std::collections::HashSet::new();
+        for s in &self.sources {
+            if !names.insert(&s.name) {
+                return bad(format!("two sources are named {:?}", s.name));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_key_names_key_file_and_line() {
+        let text = "[pipeline]\nname = \"x\"\n\n[filter]\nmin_moves = 3\nmin_movez = 4\n";
+        let err = Config::parse(text, Path::new("p.toml")).unwrap_err().to_string();
+        assert!(err.starts_with("p.toml:6:"), "{err}");
+        assert!(err.contains("min_movez"), "{err}");
+    }
+
+    #[test]
+    fn defaults_and_values() {
+        let c = Config::parse("[split]\nsuperko = \"positional\"\n", Path::new("p")).unwrap();
+        assert_eq!(c.split.superko, "positional");
+        assert_eq!(c.filter.min_moves, 1);
+        let e = Config::parse("[split]\nsuperko = \"psk\"\n", Path::new("p")).unwrap_err().to_string();
+        assert!(e.contains("superko"), "{e}");
+        let e = Config::parse("[filter]\nmin_rank = \"great\"\n", Path::new("p")).unwrap_err().to_string();
+        assert!(e.contains("min_rank"), "{e}");
+    }
+}

@@ -1,0 +1,220 @@
+/*!
+The one place where coordinates change form.
+
+Inside kibo a point is `(row, col)`, both `0..19`, counted from the **top-left**
+corner (row 0 is the top edge, col 0 the left edge), exactly like SGF letters.
+Its single index is `row * 19 + col` (`0..361`); a pass is [`PASS`] (`361`).
+
+Two outside forms are converted here and nowhere else:
+
+* **SGF** letters: column letter first, then row letter, `a` = 0 from the top-left
+  (`"pd"` = row 3, col 15). `""` is a pass, and so is `"tt"` on boards up to 19×19.
+* **GTP** text: a column letter `A`–`T` **without `I`**, then the row number counted
+  from the **bottom** (`1` = bottom edge, `19` = top edge): `"pd"` = `Q16`.
+*/
+
+/// Board size. kibo keeps 19×19 games only.
+pub const N: usize = 19;
+/// Number of points on the board.
+pub const NN: usize = N * N;
+/// Single index used for a pass.
+pub const PASS: u16 = NN as u16;
+
+/// GTP column letters, `I` skipped.
+pub const GTP_COLUMNS: &[u8; 19] = b"ABCDEFGHJKLMNOPQRST";
+
+/// A point on the board, from the top-left.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Point {
+    /// 0 = top edge.
+    pub row: u8,
+    /// 0 = left edge.
+    pub col: u8,
+}
+
+impl Point {
+    /// A point from row and column; `None` when off a 19×19 board.
+    pub fn new(row: usize, col: usize) -> Option<Point> {
+        (row < N && col < N).then_some(Point { row: row as u8, col: col as u8 })
+    }
+    /// Single index `row * 19 + col`.
+    pub fn index(self) -> u16 {
+        self.row as u16 * N as u16 + self.col as u16
+    }
+    /// Point from a single index `0..361`.
+    pub fn from_index(i: u16) -> Option<Point> {
+        ((i as usize) < NN).then(|| Point { row: (i as usize / N) as u8, col: (i as usize % N) as u8 })
+    }
+    /// SGF letters, e.g. `"pd"`.
+    pub fn to_sgf(self) -> String {
+        let mut s = String::with_capacity(2);
+        s.push((b'a' + self.col) as char);
+        s.push((b'a' + self.row) as char);
+        s
+    }
+    /// GTP text, e.g. `"Q16"`.
+    pub fn to_gtp(self) -> String {
+        format!("{}{}", GTP_COLUMNS[self.col as usize] as char, N - self.row as usize)
+    }
+}
+
+/// A move as kibo stores it: a point or a pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Move {
+    /// Stone placed at the point.
+    Play(Point),
+    /// Pass.
+    Pass,
+}
+
+impl Move {
+    /// Single index; a pass is [`PASS`].
+    pub fn index(self) -> u16 {
+        match self {
+            Move::Play(p) => p.index(),
+            Move::Pass => PASS,
+        }
+    }
+    /// From a single index; [`PASS`] is a pass.
+    pub fn from_index(i: u16) -> Option<Move> {
+        if i == PASS {
+            Some(Move::Pass)
+        } else {
+            Point::from_index(i).map(Move::Play)
+        }
+    }
+    /// SGF letters; a pass is `""`.
+    pub fn to_sgf(self) -> String {
+        match self {
+            Move::Play(p) => p.to_sgf(),
+            Move::Pass => String::new(),
+        }
+    }
+    /// GTP text; a pass is `"pass"`.
+    pub fn to_gtp(self) -> String {
+        match self {
+            Move::Play(p) => p.to_gtp(),
+            Move::Pass => "pass".to_string(),
+        }
+    }
+}
+
+/// Why an SGF point could not be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CoordError {
+    /// Not two letters.
+    Malformed,
+    /// Letters outside the board of the given size.
+    OutOfRange,
+}
+
+fn sgf_letter(c: u8) -> Option<usize> {
+    match c {
+        b'a'..=b'z' => Some((c - b'a') as usize),
+        b'A'..=b'Z' => Some((c - b'A') as usize + 26),
+        _ => None,
+    }
+}
+
+/// Reads an SGF point value for a board of `size`×`size` **as a point** (setup
+/// stones, markup): two letters, never a pass. Surrounding whitespace is ignored.
+pub fn sgf_point(value: &str, size: usize) -> Result<(usize, usize), CoordError> {
+    let b = value.trim().as_bytes();
+    if b.len() != 2 {
+        return Err(CoordError::Malformed);
+    }
+    let (col, row) = match (sgf_letter(b[0]), sgf_letter(b[1])) {
+        (Some(c), Some(r)) => (c, r),
+        _ => return Err(CoordError::Malformed),
+    };
+    if col >= size || row >= size {
+        return Err(CoordError::OutOfRange);
+    }
+    Ok((row, col))
+}
+
+/// Reads an SGF move value (`B[..]`/`W[..]`) on a 19×19 board: `""` and `"tt"` are passes,
+/// anything else must be a point on the board.
+pub fn sgf_move(value: &str) -> Result<Move, CoordError> {
+    sgf_move_sized(value, N)
+}
+
+/// Reads an SGF move value on a `size`×`size` board. `"tt"` is a pass only when
+/// `size <= 19` (FF[3] compatibility, as sgfmill and KataGo do).
+pub fn sgf_move_sized(value: &str, size: usize) -> Result<Move, CoordError> {
+    let v = value.trim();
+    if v.is_empty() || (v == "tt" && size <= 19) {
+        return Ok(Move::Pass);
+    }
+    let (row, col) = sgf_point(v, size)?;
+    Ok(Point::new(row, col).map(Move::Play).ok_or(CoordError::OutOfRange)?)
+}
+
+/// Reads GTP text (`"Q16"`, `"pass"`, case-insensitive) on a 19×19 board.
+pub fn gtp_move(text: &str) -> Option<Move> {
+    let t = text.trim();
+    if t.eq_ignore_ascii_case("pass") {
+        return Some(Move::Pass);
+    }
+    let mut chars = t.chars();
+    let c = chars.next()?.to_ascii_uppercase();
+    let col = GTP_COLUMNS.iter().position(|&g| g as char == c)?;
+    let num: usize = chars.as_str().parse().ok()?;
+    if !(1..=N).contains(&num) {
+        return None;
+    }
+    Point::new(N - num, col).map(Move::Play)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sgf_and_gtp_pinned() {
+        // (sgf, row, col, gtp)
+        let table = [
+            ("aa", 0, 0, "A19"),
+            ("sa", 0, 18, "T19"),
+            ("as", 18, 0, "A1"),
+            ("ss", 18, 18, "T1"),
+            ("pd", 3, 15, "Q16"),
+            ("dp", 15, 3, "D4"),
+            ("dd", 3, 3, "D16"),
+            ("jj", 9, 9, "K10"),
+            ("hi", 8, 7, "H11"),
+            ("ij", 9, 8, "J10"),
+            ("ja", 0, 9, "K19"),
+            ("cj", 9, 2, "C10"),
+            ("ck", 10, 2, "C9"),
+        ];
+        for (sgf, row, col, gtp) in table {
+            let m = sgf_move(sgf).unwrap();
+            let p = Point::new(row, col).unwrap();
+            assert_eq!(m, Move::Play(p), "{sgf}");
+            assert_eq!(p.to_sgf(), sgf);
+            assert_eq!(p.to_gtp(), gtp, "{sgf}");
+            assert_eq!(gtp_move(gtp), Some(Move::Play(p)), "{gtp}");
+            assert_eq!(Move::from_index(p.index()), Some(Move::Play(p)));
+        }
+    }
+
+    #[test]
+    fn passes_and_bad_points() {
+        assert_eq!(sgf_move(""), Ok(Move::Pass));
+        assert_eq!(sgf_move("tt"), Ok(Move::Pass));
+        // On a 21x21 board `tt` is a real point, which a 19x19 Point cannot hold.
+        assert_eq!(sgf_move_sized("tt", 21), Err(CoordError::OutOfRange));
+        assert_eq!(sgf_move("zz"), Err(CoordError::OutOfRange));
+        assert_eq!(sgf_move("ta"), Err(CoordError::OutOfRange));
+        assert_eq!(sgf_move("a"), Err(CoordError::Malformed));
+        assert_eq!(sgf_move("R16"), Err(CoordError::Malformed));
+        assert_eq!(sgf_move("90"), Err(CoordError::Malformed));
+        assert_eq!(gtp_move("I5"), None);
+        assert_eq!(gtp_move("A20"), None);
+        assert_eq!(gtp_move("A0"), None);
+        assert_eq!(gtp_move("PASS"), Some(Move::Pass));
+        assert_eq!(Move::Pass.index(), PASS);
+        assert_eq!(Move::Pass.to_gtp(), "pass");
+    }
+}

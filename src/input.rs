@@ -1,0 +1,474 @@
+/*!
+Input discovery: walk files and folders, open archives **in memory**, and hand every
+SGF document found to a callback, in a deterministic order.
+
+What is read:
+* plain files ending in `.sgf` (single or multi-game) and `.sgfs` (one game per line);
+* `.zip`, `.tar`, `.tar.gz`/`.tgz`, `.tar.bz2`/`.tbz2`/`.tbz`, and single-file `.gz`/`.bz2`,
+  nested inside folders or inside other archives (up to [`Limits::max_nesting`] deep);
+* anything else is skipped and counted, never an error.
+
+Nothing is ever extracted to disk, so member names such as `../../x` cannot write
+anywhere: they are only labels. Folders are walked with `walkdir`, sorted by file
+name, following symlinks with loop detection. Member sizes are capped
+([`Limits::max_member_bytes`]) and so is the total bytes one archive may inflate to
+([`Limits::max_archive_bytes`]), which guards against decompression bombs and zips
+whose size headers lie (the cap is enforced on the bytes actually read).
+
+A damaged archive (truncated `.tar.gz`, bad zip entry) keeps every member read before
+the damage and reports the rest as one [`Item::Unreadable`].
+*/
+
+use std::io::{Cursor, Read};
+use std::path::{Path, PathBuf};
+
+/// Size limits applied while reading inputs.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Limits {
+    /// Largest single file or archive member read, in bytes (after decompression).
+    pub max_member_bytes: u64,
+    /// Most bytes one archive (with everything nested in it) may decompress to.
+    pub max_archive_bytes: u64,
+    /// Deepest nesting of archives inside archives.
+    pub max_nesting: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_member_bytes: 64 << 20, max_archive_bytes: 8 << 30, max_nesting: 4 }
+    }
+}
+
+/// Where a document came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    /// The file on disk (as a display string; non-UTF-8 bytes are replaced).
+    pub file: String,
+    /// Path inside the archive(s), nested levels joined by `!/`; `None` for plain files.
+    pub member: Option<String>,
+}
+
+impl Location {
+    /// `file` or `file!member`.
+    pub fn display(&self) -> String {
+        match &self.member {
+            Some(m) => format!("{}!{}", self.file, m),
+            None => self.file.clone(),
+        }
+    }
+}
+
+/// One thing found while walking the inputs.
+#[derive(Debug)]
+pub enum Item {
+    /// An SGF document (`.sgf`): may hold several games.
+    Sgf { loc: Location, bytes: Vec<u8> },
+    /// One line of a `.sgfs` file: one game. `line` is 1-based.
+    SgfLine { loc: Location, line: u32, bytes: Vec<u8> },
+    /// A file that is not SGF and not an archive: skipped and counted.
+    Skipped { loc: Location },
+    /// A file or member that could not be read, or the damaged rest of an archive.
+    Unreadable { loc: Location, error: String },
+    /// A file on disk was read (for the manifest): its size and blake3.
+    FileRead { path: String, bytes: u64, blake3: String },
+}
+
+/// What kind of content a name (or its first bytes) announces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Sgf,
+    Sgfs,
+    Zip,
+    Tar,
+    TarGz,
+    TarBz2,
+    Gz,
+    Bz2,
+    Other,
+}
+
+fn kind_of(name: &str) -> Kind {
+    let n = name.to_ascii_lowercase();
+    if n.ends_with(".sgf") {
+        Kind::Sgf
+    } else if n.ends_with(".sgfs") {
+        Kind::Sgfs
+    } else if n.ends_with(".zip") {
+        Kind::Zip
+    } else if n.ends_with(".tar") {
+        Kind::Tar
+    } else if n.ends_with(".tar.gz") || n.ends_with(".tgz") {
+        Kind::TarGz
+    } else if n.ends_with(".tar.bz2") || n.ends_with(".tbz2") || n.ends_with(".tbz") {
+        Kind::TarBz2
+    } else if n.ends_with(".gz") {
+        Kind::Gz
+    } else if n.ends_with(".bz2") {
+        Kind::Bz2
+    } else {
+        Kind::Other
+    }
+}
+
+/// Reads up to `limit` bytes; errors if there is more.
+fn read_capped(r: &mut dyn Read, limit: u64, hint: u64) -> std::io::Result<Vec<u8>> {
+    let mut buf = Vec::with_capacity(hint.min(limit).min(16 << 20) as usize);
+    let n = r.take(limit + 1).read_to_end(&mut buf)?;
+    if n as u64 > limit {
+        return Err(std::io::Error::other(format!("larger than the limit of {limit} bytes")));
+    }
+    Ok(buf)
+}
+
+/// Walks inputs and reports items through a callback.
+pub struct Walker<'a, F: FnMut(Item)> {
+    limits: &'a Limits,
+    sink: F,
+    /// Bytes decompressed so far inside the current top-level archive.
+    archive_bytes: u64,
+}
+
+/// Walks every input path (files or folders) in order and calls `sink` for each item.
+/// Folders are walked sorted by name. A missing path is reported as `Unreadable`.
+pub fn walk<F: FnMut(Item)>(inputs: &[PathBuf], limits: &Limits, sink: F) {
+    let mut w = Walker { limits, sink, archive_bytes: 0 };
+    for input in inputs {
+        w.walk_path(input);
+    }
+}
+
+impl<'a, F: FnMut(Item)> Walker<'a, F> {
+    fn walk_path(&mut self, input: &Path) {
+        let wd = walkdir::WalkDir::new(input).follow_links(true).sort_by_file_name();
+        for entry in wd {
+            match entry {
+                Ok(e) => {
+                    if e.file_type().is_dir() {
+                        continue;
+                    }
+                    self.read_file(e.path());
+                }
+                Err(err) => {
+                    let path = err.path().unwrap_or(input).to_path_buf();
+                    let msg = if let Some(anc) = err.loop_ancestor() {
+                        format!("symlink loop back to {}", anc.display())
+                    } else if let Some(io) = err.io_error() {
+                        io.to_string()
+                    } else {
+                        err.to_string()
+                    };
+                    (self.sink)(Item::Unreadable { loc: file_loc(&path), error: msg });
+                }
+            }
+        }
+    }
+
+    fn read_file(&mut self, path: &Path) {
+        let loc = file_loc(path);
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let kind = kind_of(&name);
+        if kind == Kind::Other {
+            (self.sink)(Item::Skipped { loc });
+            return;
+        }
+        let bytes = match std::fs::File::open(path).and_then(|mut f| {
+            let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+            let limit = if matches!(kind, Kind::Sgf | Kind::Sgfs) {
+                self.limits.max_member_bytes
+            } else {
+                // Compressed archives on disk may be larger than one member.
+                self.limits.max_archive_bytes
+            };
+            read_capped(&mut f, limit, len)
+        }) {
+            Ok(b) => b,
+            Err(e) => {
+                (self.sink)(Item::Unreadable { loc, error: e.to_string() });
+                return;
+            }
+        };
+        self.archive_bytes = 0;
+        (self.sink)(Item::FileRead { path: loc.file.clone(), bytes: bytes.len() as u64, blake3: blake3::hash(&bytes).to_hex().to_string() });
+        self.dispatch(loc, &name, bytes, 0);
+    }
+
+    /// Handles the content of a file or member according to its name.
+    fn dispatch(&mut self, loc: Location, name: &str, bytes: Vec<u8>, depth: u32) {
+        let kind = kind_of(name);
+        if depth > self.limits.max_nesting && kind != Kind::Sgf && kind != Kind::Sgfs && kind != Kind::Other {
+            (self.sink)(Item::Unreadable {
+                loc,
+                error: format!("archive nested deeper than {} levels", self.limits.max_nesting),
+            });
+            return;
+        }
+        match kind {
+            Kind::Sgf => (self.sink)(Item::Sgf { loc, bytes }),
+            Kind::Sgfs => {
+                for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+                    if line.iter().all(|b| b.is_ascii_whitespace()) {
+                        continue;
+                    }
+                    (self.sink)(Item::SgfLine { loc: loc.clone(), line: i as u32 + 1, bytes: line.to_vec() });
+                }
+            }
+            Kind::Other => (self.sink)(Item::Skipped { loc }),
+            Kind::Zip => self.read_zip(loc, &bytes, depth),
+            Kind::Tar => self.read_tar(loc, Cursor::new(bytes), depth),
+            Kind::TarGz => self.read_tar(loc, flate2::read::MultiGzDecoder::new(Cursor::new(bytes)), depth),
+            Kind::TarBz2 => self.read_tar(loc, bzip2::read::MultiBzDecoder::new(Cursor::new(bytes)), depth),
+            Kind::Gz | Kind::Bz2 => {
+                let inner = name[..name.len() - if kind == Kind::Gz { 3 } else { 4 }].to_string();
+                let mut r: Box<dyn Read> = if kind == Kind::Gz {
+                    Box::new(flate2::read::MultiGzDecoder::new(Cursor::new(bytes)))
+                } else {
+                    Box::new(bzip2::read::MultiBzDecoder::new(Cursor::new(bytes)))
+                };
+                let limit = self.member_limit();
+                match read_capped(&mut r, limit, 0) {
+                    Ok(data) => {
+                        self.archive_bytes += data.len() as u64;
+                        let base = inner.rsplit('/').next().unwrap_or(&inner).to_string();
+                        let member = nest(&loc, &base);
+                        self.dispatch(member, &inner, data, depth + 1)
+                    }
+                    Err(e) => (self.sink)(Item::Unreadable { loc, error: format!("decompressing: {e}") }),
+                }
+            }
+        }
+    }
+
+    /// Limit for the next member: the per-member cap, or what is left of the archive cap.
+    fn member_limit(&self) -> u64 {
+        self.limits.max_member_bytes.min(self.limits.max_archive_bytes.saturating_sub(self.archive_bytes))
+    }
+
+    fn read_zip(&mut self, loc: Location, bytes: &[u8], depth: u32) {
+        let mut zip = match zip::ZipArchive::new(Cursor::new(bytes)) {
+            Ok(z) => z,
+            Err(e) => {
+                (self.sink)(Item::Unreadable { loc, error: format!("not a readable zip: {e}") });
+                return;
+            }
+        };
+        for i in 0..zip.len() {
+            let limit = self.member_limit();
+            let (name, data) = match zip.by_index(i) {
+                Ok(mut f) => {
+                    if f.is_dir() {
+                        continue;
+                    }
+                    let name = f.name().map(|n| n.into_owned()).unwrap_or_else(|_| String::from_utf8_lossy(f.name_raw()).into_owned());
+                    if kind_of(&name) == Kind::Other {
+                        (self.sink)(Item::Skipped { loc: nest(&loc, &name) });
+                        continue;
+                    }
+                    let hint = f.size();
+                    (name, read_capped(&mut f, limit, hint))
+                }
+                Err(e) => {
+                    (self.sink)(Item::Unreadable { loc: nest(&loc, &format!("#{i}")), error: format!("zip entry {i}: {e}") });
+                    continue;
+                }
+            };
+            match data {
+                Ok(d) => {
+                    self.archive_bytes += d.len() as u64;
+                    let mloc = nest(&loc, &name);
+                    self.dispatch(mloc, &name, d, depth + 1);
+                }
+                Err(e) => (self.sink)(Item::Unreadable { loc: nest(&loc, &name), error: e.to_string() }),
+            }
+        }
+    }
+
+    fn read_tar<R: Read>(&mut self, loc: Location, reader: R, depth: u32) {
+        let mut ar = tar::Archive::new(reader);
+        let entries = match ar.entries() {
+            Ok(e) => e,
+            Err(e) => {
+                (self.sink)(Item::Unreadable { loc, error: format!("not a readable tar: {e}") });
+                return;
+            }
+        };
+        let mut last_ok: Option<String> = None;
+        for entry in entries {
+            let mut entry = match entry {
+                Ok(e) => e,
+                Err(e) => {
+                    let after = last_ok.as_deref().map(|n| format!(" after member {n}")).unwrap_or_default();
+                    (self.sink)(Item::Unreadable { loc: loc.clone(), error: format!("damaged archive{after}: {e}; later members are lost") });
+                    return;
+                }
+            };
+            if !entry.header().entry_type().is_file() {
+                continue;
+            }
+            let name = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+            if kind_of(&name) == Kind::Other {
+                (self.sink)(Item::Skipped { loc: nest(&loc, &name) });
+                last_ok = Some(name);
+                continue;
+            }
+            let limit = self.member_limit();
+            let hint = entry.header().size().unwrap_or(0);
+            match read_capped(&mut entry, limit, hint) {
+                Ok(d) => {
+                    self.archive_bytes += d.len() as u64;
+                    let mloc = nest(&loc, &name);
+                    self.dispatch(mloc, &name, d, depth + 1);
+                    last_ok = Some(name);
+                }
+                Err(e) => {
+                    let oversize = e.kind() == std::io::ErrorKind::Other;
+                    (self.sink)(Item::Unreadable { loc: nest(&loc, &name), error: e.to_string() });
+                    if !oversize {
+                        // The stream itself broke: nothing after this can be trusted.
+                        (self.sink)(Item::Unreadable { loc: loc.clone(), error: format!("damaged archive after member {name}: {e}; later members are lost") });
+                        return;
+                    }
+                    last_ok = Some(name);
+                }
+            }
+        }
+    }
+}
+
+fn file_loc(path: &Path) -> Location {
+    Location { file: path.to_string_lossy().into_owned(), member: None }
+}
+
+fn nest(loc: &Location, name: &str) -> Location {
+    Location {
+        file: loc.file.clone(),
+        member: Some(match &loc.member {
+            Some(m) => format!("{m}!/{name}"),
+            None => name.to_string(),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn collect(paths: &[PathBuf], limits: &Limits) -> Vec<Item> {
+        let mut v = Vec::new();
+        walk(paths, limits, |i| v.push(i));
+        v
+    }
+
+    fn tar_bytes(files: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut b = tar::Builder::new(Vec::new());
+        for (name, data) in files {
+            let mut h = tar::Header::new_gnu();
+            h.set_size(data.len() as u64);
+            h.set_mode(0o644);
+            h.set_entry_type(tar::EntryType::Regular);
+            // set_path refuses `..`; write the raw name bytes to test hostile names.
+            let raw = &mut h.as_old_mut().name;
+            raw[..name.len()].copy_from_slice(name.as_bytes());
+            h.set_cksum();
+            b.append(&h, *data).unwrap();
+        }
+        b.into_inner().unwrap()
+    }
+
+    fn gz(data: &[u8]) -> Vec<u8> {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    }
+
+    #[test]
+    fn nested_archives_and_hostile_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let inner = tar_bytes(&[("g/1.sgf", b"(;B[aa])"), ("../../evil.sgf", b"(;W[bb])"), ("readme.txt", b"hi")]);
+        let inner_gz = gz(&inner);
+        let mut zbuf = Cursor::new(Vec::new());
+        {
+            let mut z = zip::ZipWriter::new(&mut zbuf);
+            let o = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+            z.start_file("in/nested.tgz", o).unwrap();
+            z.write_all(&inner_gz).unwrap();
+            z.start_file("top.sgf", o).unwrap();
+            z.write_all(b"(;B[cc])").unwrap();
+            z.finish().unwrap();
+        }
+        let sub = dir.path().join("dir (1) 棋譜");
+        std::fs::create_dir(&sub).unwrap();
+        std::fs::write(sub.join("a b.zip"), zbuf.into_inner()).unwrap();
+        std::fs::write(sub.join("games.sgfs"), b"(;B[aa])\n\n(;B[bb])\n").unwrap();
+        std::fs::write(sub.join("x.sgf.gz"), gz(b"(;B[dd])")).unwrap();
+        let items = collect(&[dir.path().to_path_buf()], &Limits::default());
+        let mut sgf = Vec::new();
+        let mut skipped = 0;
+        for it in &items {
+            match it {
+                Item::Sgf { loc, bytes } => sgf.push((loc.member.clone().unwrap_or_default(), bytes.clone())),
+                Item::SgfLine { line, bytes, .. } => sgf.push((format!("line{line}"), bytes.clone())),
+                Item::Skipped { .. } => skipped += 1,
+                Item::Unreadable { loc, error } => panic!("unreadable {loc:?}: {error}"),
+                Item::FileRead { .. } => {}
+            }
+        }
+        let names: Vec<&str> = sgf.iter().map(|s| s.0.as_str()).collect();
+        assert_eq!(names, ["in/nested.tgz!/g/1.sgf", "in/nested.tgz!/../../evil.sgf", "top.sgf", "line1", "line3", "x.sgf"]);
+        assert_eq!(skipped, 1);
+        // Nothing was written next to the input.
+        assert!(!dir.path().join("evil.sgf").exists() && !dir.path().parent().unwrap().join("evil.sgf").exists());
+    }
+
+    #[test]
+    fn truncated_targz_keeps_readable_members() {
+        let mut files = Vec::new();
+        let big: Vec<u8> = (0..20000u32).map(|i| (i * 7919 % 251) as u8).collect();
+        for i in 0..20 {
+            files.push((format!("g{i:02}.sgf"), big.clone()));
+        }
+        let refs: Vec<(&str, &[u8])> = files.iter().map(|(n, d)| (n.as_str(), d.as_slice())).collect();
+        let full = gz(&tar_bytes(&refs));
+        let cut = &full[..full.len() / 2];
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("cut.tar.gz");
+        std::fs::write(&p, cut).unwrap();
+        let items = collect(&[p], &Limits::default());
+        let ok = items.iter().filter(|i| matches!(i, Item::Sgf { .. })).count();
+        let bad = items.iter().filter(|i| matches!(i, Item::Unreadable { .. })).count();
+        assert!(ok >= 3 && ok < 20, "ok={ok}");
+        assert!(bad >= 1);
+    }
+
+    #[test]
+    fn caps_and_missing_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("bomb.gz");
+        std::fs::write(&p, gz(&vec![b'('; 1 << 20])).unwrap();
+        let limits = Limits { max_member_bytes: 1000, ..Limits::default() };
+        let items: Vec<Item> = collect(&[p.clone(), dir.path().join("missing.sgf")], &limits).into_iter().filter(|i| !matches!(i, Item::FileRead { .. })).collect();
+        assert_eq!(items.len(), 2);
+        match &items[0] {
+            Item::Unreadable { error, .. } => assert!(error.contains("limit"), "{error}"),
+            other => panic!("{other:?}"),
+        }
+        match &items[1] {
+            Item::Unreadable { loc, .. } => assert!(loc.file.ends_with("missing.sgf")),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlink_loop_terminates() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("a");
+        std::fs::create_dir(&sub).unwrap();
+        std::os::unix::fs::symlink(dir.path(), sub.join("loop")).unwrap();
+        std::fs::write(sub.join("g.sgf"), b"(;B[aa])").unwrap();
+        let items = collect(&[dir.path().to_path_buf()], &Limits::default());
+        assert_eq!(items.iter().filter(|i| matches!(i, Item::Sgf { .. })).count(), 1);
+        assert!(items.iter().any(|i| matches!(i, Item::Unreadable { error, .. } if error.contains("loop"))));
+    }
+}

@@ -1,0 +1,314 @@
+/*!
+The per-move sample table: columns built in a columnar buffer (one per worker, then
+concatenated in game order), its Arrow schema, and the `position_hash`.
+
+`board` is `Binary`, 361 bytes per row (row-major from the top-left, 0 empty,
+1 black, 2 white): in Python Polars,
+`np.frombuffer(b"".join(df["board"]), np.uint8).reshape(-1, 19, 19)`.
+See `docs/schema.md` for every column and the reasons behind the encoding.
+*/
+
+use std::sync::Arc;
+
+use arrow_array::builder::{
+    BinaryBuilder, BooleanBuilder, FixedSizeBinaryBuilder, Float32Builder, Int16Builder, ListBuilder, StringBuilder,
+    StringDictionaryBuilder, UInt16Builder, UInt32Builder, UInt8Builder,
+};
+use arrow_array::types::Int32Type;
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::{DataType, Field, SchemaRef};
+
+use crate::coord::{Move, NN, PASS};
+
+/// 128-bit position hash: blake3 of the 361 cells (row-major from the top-left,
+/// 0/1/2) ‖ side to move (1 black, 2 white) ‖ ko point as u16 little-endian
+/// (`0xFFFF` = none), truncated to 16 bytes. Stable across versions and languages.
+pub fn position_hash(cells: &[u8; NN], to_play: u8, ko: Option<u16>) -> [u8; 16] {
+    let mut buf = [0u8; NN + 3];
+    buf[..NN].copy_from_slice(cells);
+    buf[NN] = to_play;
+    buf[NN + 1..].copy_from_slice(&ko.unwrap_or(0xFFFF).to_le_bytes());
+    let h = blake3::hash(&buf);
+    let mut out = [0u8; 16];
+    out.copy_from_slice(&h.as_bytes()[..16]);
+    out
+}
+
+/// Game-level values repeated on every sample of a game.
+#[derive(Clone, Debug, Default)]
+pub struct GameInfo {
+    /// Content hash of the game.
+    pub game_id: String,
+    /// `file` or `file!member`.
+    pub source: String,
+    /// Game index in its file.
+    pub game_index: u32,
+    /// Komi.
+    pub komi: Option<f32>,
+    /// Handicap.
+    pub handicap: u8,
+    /// RU.
+    pub rules: Option<String>,
+    /// RE as written.
+    pub result: Option<String>,
+    /// "B"/"W"/null.
+    pub winner: Option<String>,
+    /// Result kind.
+    pub result_kind: String,
+    /// Margin.
+    pub margin: Option<f32>,
+    /// Numeric ranks.
+    pub black_rank_num: Option<i16>,
+    /// Numeric ranks.
+    pub white_rank_num: Option<i16>,
+    /// BR/WR as written.
+    pub black_rank: Option<String>,
+    /// BR/WR as written.
+    pub white_rank: Option<String>,
+    /// `YYYY[-MM[-DD]]`.
+    pub date: Option<String>,
+    /// train / val / test.
+    pub split: &'static str,
+}
+
+/// One sample (the board is passed separately to avoid copies).
+#[derive(Clone, Copy, Debug)]
+pub struct SampleMove {
+    /// 1-based.
+    pub move_number: u16,
+    /// 1 black, 2 white.
+    pub to_play: u8,
+    /// Point the side to move may not play (simple ko).
+    pub ko_point: Option<u16>,
+    /// The answer.
+    pub mv: Move,
+    /// Stones captured so far by black / white.
+    pub prisoners: [u16; 2],
+}
+
+/// Columnar buffer of samples.
+#[derive(Default)]
+pub struct SampleBuf {
+    game: Vec<u32>,
+    games: Vec<GameInfo>,
+    move_number: Vec<u16>,
+    hash: Vec<[u8; 16]>,
+    boards: Vec<u8>,
+    to_play: Vec<u8>,
+    ko: Vec<Option<u16>>,
+    history: Vec<u16>,
+    history_off: Vec<u32>,
+    prisoners: Vec<[u16; 2]>,
+    moves: Vec<u16>,
+}
+
+/// Number of previous moves kept in `history`.
+pub const HISTORY: usize = 8;
+
+impl SampleBuf {
+    /// Rows buffered.
+    pub fn len(&self) -> usize {
+        self.moves.len()
+    }
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.moves.is_empty()
+    }
+    /// Starts a game; following `push` calls belong to it.
+    pub fn begin_game(&mut self, g: GameInfo) {
+        self.games.push(g);
+    }
+    /// Adds one sample. `history` = previous moves, most recent first (at most [`HISTORY`]).
+    pub fn push(&mut self, cells: &[u8; NN], s: SampleMove, history: &[u16]) {
+        self.game.push(self.games.len() as u32 - 1);
+        self.move_number.push(s.move_number);
+        self.hash.push(position_hash(cells, s.to_play, s.ko_point));
+        self.boards.extend_from_slice(cells);
+        self.to_play.push(s.to_play);
+        self.ko.push(s.ko_point);
+        if self.history_off.is_empty() {
+            self.history_off.push(0);
+        }
+        self.history.extend_from_slice(&history[..history.len().min(HISTORY)]);
+        self.history_off.push(self.history.len() as u32);
+        self.prisoners.push(s.prisoners);
+        self.moves.push(s.mv.index());
+    }
+    /// Appends another buffer (keeps order).
+    pub fn append(&mut self, mut o: SampleBuf) {
+        let base = self.games.len() as u32;
+        self.games.append(&mut o.games);
+        self.game.extend(o.game.iter().map(|g| g + base));
+        self.move_number.append(&mut o.move_number);
+        self.hash.append(&mut o.hash);
+        self.boards.append(&mut o.boards);
+        self.to_play.append(&mut o.to_play);
+        self.ko.append(&mut o.ko);
+        if self.history_off.is_empty() {
+            self.history_off.push(0);
+        }
+        let hbase = self.history.len() as u32;
+        self.history.append(&mut o.history);
+        self.history_off.extend(o.history_off.iter().skip(1).map(|x| x + hbase));
+        self.prisoners.append(&mut o.prisoners);
+        self.moves.append(&mut o.moves);
+    }
+
+    /// Builds an Arrow batch of all rows.
+    pub fn to_batch(&self) -> RecordBatch {
+        let n = self.len();
+        let g = |i: usize| &self.games[self.game[i] as usize];
+        let mut game_id = StringDictionaryBuilder::<Int32Type>::new();
+        let mut source = StringDictionaryBuilder::<Int32Type>::new();
+        let mut game_index = UInt32Builder::with_capacity(n);
+        let mut move_number = UInt16Builder::with_capacity(n);
+        let mut hash = FixedSizeBinaryBuilder::with_capacity(n, 16);
+        let mut board = BinaryBuilder::with_capacity(n, n * NN);
+        let mut to_play = UInt8Builder::with_capacity(n);
+        let mut ko = UInt16Builder::with_capacity(n);
+        let mut hist = ListBuilder::new(UInt16Builder::new()).with_field(Arc::new(Field::new("item", DataType::UInt16, false)));
+        let mut pb = UInt16Builder::with_capacity(n);
+        let mut pw = UInt16Builder::with_capacity(n);
+        let mut mv = UInt16Builder::with_capacity(n);
+        let mut mrow = UInt8Builder::with_capacity(n);
+        let mut mcol = UInt8Builder::with_capacity(n);
+        let mut msgf = StringBuilder::new();
+        let mut mgtp = StringBuilder::new();
+        let mut komi = Float32Builder::with_capacity(n);
+        let mut handicap = UInt8Builder::with_capacity(n);
+        let mut rules = StringDictionaryBuilder::<Int32Type>::new();
+        let mut result = StringDictionaryBuilder::<Int32Type>::new();
+        let mut winner = StringDictionaryBuilder::<Int32Type>::new();
+        let mut kind = StringDictionaryBuilder::<Int32Type>::new();
+        let mut margin = Float32Builder::with_capacity(n);
+        let mut brn = Int16Builder::with_capacity(n);
+        let mut wrn = Int16Builder::with_capacity(n);
+        let mut br = StringDictionaryBuilder::<Int32Type>::new();
+        let mut wr = StringDictionaryBuilder::<Int32Type>::new();
+        let mut date = StringDictionaryBuilder::<Int32Type>::new();
+        let mut is_winner = BooleanBuilder::with_capacity(n);
+        let mut split = StringDictionaryBuilder::<Int32Type>::new();
+        for i in 0..n {
+            let gi = g(i);
+            game_id.append_value(&gi.game_id);
+            source.append_value(&gi.source);
+            game_index.append_value(gi.game_index);
+            move_number.append_value(self.move_number[i]);
+            hash.append_value(self.hash[i]).expect("invariant: 16 bytes");
+            board.append_value(&self.boards[i * NN..(i + 1) * NN]);
+            to_play.append_value(self.to_play[i]);
+            ko.append_option(self.ko[i]);
+            let (a, b) = (self.history_off[i] as usize, self.history_off[i + 1] as usize);
+            hist.values().append_slice(&self.history[a..b]);
+            hist.append(true);
+            pb.append_value(self.prisoners[i][0]);
+            pw.append_value(self.prisoners[i][1]);
+            let m = self.moves[i];
+            mv.append_value(m);
+            let mm = Move::from_index(m).expect("invariant: valid move index");
+            match mm {
+                Move::Play(p) => {
+                    mrow.append_value(p.row);
+                    mcol.append_value(p.col);
+                }
+                Move::Pass => {
+                    mrow.append_null();
+                    mcol.append_null();
+                }
+            }
+            msgf.append_value(mm.to_sgf());
+            mgtp.append_value(mm.to_gtp());
+            komi.append_option(gi.komi);
+            handicap.append_value(gi.handicap);
+            rules.append_option(gi.rules.as_deref());
+            result.append_option(gi.result.as_deref());
+            winner.append_option(gi.winner.as_deref());
+            kind.append_value(&gi.result_kind);
+            margin.append_option(gi.margin);
+            brn.append_option(gi.black_rank_num);
+            wrn.append_option(gi.white_rank_num);
+            br.append_option(gi.black_rank.as_deref());
+            wr.append_option(gi.white_rank.as_deref());
+            date.append_option(gi.date.as_deref());
+            let side = if self.to_play[i] == 1 { "B" } else { "W" };
+            is_winner.append_value(gi.winner.as_deref() == Some(side));
+            split.append_value(gi.split);
+        }
+        let cols: Vec<ArrayRef> = vec![
+            Arc::new(game_id.finish()),
+            Arc::new(source.finish()),
+            Arc::new(game_index.finish()),
+            Arc::new(move_number.finish()),
+            Arc::new(hash.finish()),
+            Arc::new(board.finish()),
+            Arc::new(to_play.finish()),
+            Arc::new(ko.finish()),
+            Arc::new(hist.finish()),
+            Arc::new(pb.finish()),
+            Arc::new(pw.finish()),
+            Arc::new(mv.finish()),
+            Arc::new(mrow.finish()),
+            Arc::new(mcol.finish()),
+            Arc::new(msgf.finish()),
+            Arc::new(mgtp.finish()),
+            Arc::new(komi.finish()),
+            Arc::new(handicap.finish()),
+            Arc::new(rules.finish()),
+            Arc::new(result.finish()),
+            Arc::new(winner.finish()),
+            Arc::new(kind.finish()),
+            Arc::new(margin.finish()),
+            Arc::new(brn.finish()),
+            Arc::new(wrn.finish()),
+            Arc::new(br.finish()),
+            Arc::new(wr.finish()),
+            Arc::new(date.finish()),
+            Arc::new(is_winner.finish()),
+            Arc::new(split.finish()),
+        ];
+        RecordBatch::try_new(samples_schema(), cols).expect("invariant: sample columns match schema")
+    }
+}
+
+fn dict(name: &str, nullable: bool) -> Field {
+    Field::new(name, DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)), nullable)
+}
+
+/// Schema of the samples table.
+pub fn samples_schema() -> SchemaRef {
+    crate::storage::schema(vec![
+        dict("game_id", false),
+        dict("source", false),
+        Field::new("game_index", DataType::UInt32, false),
+        Field::new("move_number", DataType::UInt16, false),
+        Field::new("position_hash", DataType::FixedSizeBinary(16), false),
+        Field::new("board", DataType::Binary, false),
+        Field::new("to_play", DataType::UInt8, false),
+        Field::new("ko_point", DataType::UInt16, true),
+        Field::new("history", DataType::List(Arc::new(Field::new("item", DataType::UInt16, false))), false),
+        Field::new("prisoners_black", DataType::UInt16, false),
+        Field::new("prisoners_white", DataType::UInt16, false),
+        Field::new("move", DataType::UInt16, false),
+        Field::new("move_row", DataType::UInt8, true),
+        Field::new("move_col", DataType::UInt8, true),
+        Field::new("move_sgf", DataType::Utf8, false),
+        Field::new("move_gtp", DataType::Utf8, false),
+        Field::new("komi", DataType::Float32, true),
+        Field::new("handicap", DataType::UInt8, false),
+        dict("rules", true),
+        dict("result", true),
+        dict("winner", true),
+        dict("result_kind", false),
+        Field::new("margin", DataType::Float32, true),
+        Field::new("black_rank_num", DataType::Int16, true),
+        Field::new("white_rank_num", DataType::Int16, true),
+        dict("black_rank", true),
+        dict("white_rank", true),
+        dict("date", true),
+        Field::new("is_winner_move", DataType::Boolean, false),
+        dict("split", false),
+    ])
+}
+
+/// `PASS` re-exported for readers of this module.
+pub const PASS_INDEX: u16 = PASS;

@@ -1,0 +1,5 @@
+//! Pipeline stages. Each has a `run` that reads its inputs from the output folder
+//! (or the archives) and writes its tables atomically.
+pub mod filter;
+pub mod report;
+pub mod split;

@@ -1,0 +1,92 @@
+/*!
+`report.json` (counts that add up) and `manifest.json` (what was read and written,
+with checksums). Each stage adds its own section; both files are written
+atomically and contain no timestamps, so reruns give identical files.
+*/
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use crate::config::Config;
+use crate::stages::filter::FilterReport;
+use crate::stages::split::SplitReport;
+use crate::storage::{write_atomic, ShardInfo, SCHEMA_VERSION};
+
+fn load(out: &Path, name: &str) -> Value {
+    std::fs::read(out.join(name))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+        .filter(|v| v.is_object())
+        .unwrap_or_else(|| json!({}))
+}
+
+fn save(out: &Path, name: &str, v: &Value) -> anyhow::Result<()> {
+    let mut text = serde_json::to_string_pretty(v)?;
+    text.push('\n');
+    write_atomic(out, name, text.as_bytes())?;
+    Ok(())
+}
+
+fn table(shards: &[ShardInfo]) -> Value {
+    json!({ "rows": shards.iter().map(|s| s.rows).sum::<u64>(), "shards": shards })
+}
+
+/// Writes the filter sections. Starts both files afresh (a new filter run
+/// invalidates later stages' sections).
+pub fn write_filter(out: &Path, cfg: &Config, pipeline_file: Option<&Path>, r: &FilterReport) -> anyhow::Result<()> {
+    let report = json!({
+        "kibo_version": env!("CARGO_PKG_VERSION"),
+        "filter": {
+            "total": r.total,
+            "by_source": r.by_source,
+            "quirks": r.quirks,
+            "charsets": r.charsets,
+        },
+    });
+    save(out, "report.json", &report)?;
+    let sources: Vec<Value> = cfg
+        .sources
+        .iter()
+        .map(|s| {
+            json!({
+                "name": s.name,
+                "path": s.path.to_string_lossy(),
+                "origin": s.origin,
+                "licence": s.licence,
+                "files": r.inputs.get(&s.name),
+            })
+        })
+        .collect();
+    let manifest = json!({
+        "schema_version": SCHEMA_VERSION,
+        "kibo_version": env!("CARGO_PKG_VERSION"),
+        "pipeline": {
+            "name": cfg.pipeline.name,
+            "file": pipeline_file.map(|p| p.to_string_lossy().into_owned()),
+            "config": serde_json::to_value(cfg)?,
+        },
+        "sources": sources,
+        "tables": {
+            "games": table(&r.games_shards),
+            "rejects": table(&r.rejects_shards),
+        },
+    });
+    save(out, "manifest.json", &manifest)
+}
+
+/// Adds the split sections.
+pub fn write_split(out: &Path, cfg: &Config, r: &SplitReport) -> anyhow::Result<()> {
+    let mut report = load(out, "report.json");
+    report["split"] = serde_json::to_value(r)?;
+    save(out, "report.json", &report)?;
+    let mut manifest = load(out, "manifest.json");
+    manifest["schema_version"] = json!(SCHEMA_VERSION);
+    manifest["split_config"] = serde_json::to_value(&cfg.split)?;
+    if !manifest["tables"].is_object() {
+        manifest["tables"] = json!({});
+    }
+    manifest["tables"]["samples"] = table(&r.shards);
+    manifest["tables"]["split_rejects"] = table(&r.reject_shards);
+    save(out, "manifest.json", &manifest)
+}

@@ -1,0 +1,369 @@
+/*!
+The split stage: replay every game of the `games` table with full rules checking
+and write one sample per move into `samples/` shards.
+
+Games are read in table order, replayed in parallel in chunks, and merged back in
+order, so shards are byte-identical whatever the thread count. A game with an illegal
+move goes to `rejects` (stage `split`) with the reason and move number; the filter
+stage's rejects are carried over, so `rejects` holds both stages.
+*/
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::config::{Config, SplitConfig};
+use crate::coord::{Move, Point, NN, PASS};
+use crate::engine::{Board, Color, Rules, SuperkoHistory, SuperkoMode};
+use crate::samples::{samples_schema, GameInfo, SampleBuf, SampleMove, HISTORY};
+use crate::storage::{read_table, ShardInfo, TableOptions, TableWriter};
+use crate::tables::{games_from_batch, rejects_batch, rejects_schema, GameRow, RejectRow};
+
+/// Reject reasons the split stage can give.
+pub const REASONS: &[&str] = &["illegal_setup", "occupied_point", "suicide", "ko_violation", "superko_violation", "consecutive_moves", "bad_game_row"];
+
+/// The split stage's report (`report.json` → `"split"`).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SplitReport {
+    /// Games read from the games table.
+    pub games_in: u64,
+    /// Games replayed to the end.
+    pub games_replayed: u64,
+    /// Games rejected during replay.
+    pub games_rejected: u64,
+    /// Rejects by reason.
+    pub rejected_by_reason: BTreeMap<String, u64>,
+    /// Moves of replayed games.
+    pub moves: u64,
+    /// Samples written.
+    pub samples: u64,
+    /// Moves not written, by sampling option.
+    pub dropped: BTreeMap<String, u64>,
+    /// Replayed games with moves by the same colour twice in a row.
+    pub games_with_consecutive_moves: u64,
+    /// Samples per split.
+    pub samples_by_split: BTreeMap<String, u64>,
+    /// Sample shards.
+    pub shards: Vec<ShardInfo>,
+    /// Shards of the combined rejects table.
+    pub reject_shards: Vec<ShardInfo>,
+}
+
+impl SplitReport {
+    /// Bytes on disk per sample over all shards.
+    pub fn bytes_per_sample(&self) -> f64 {
+        let b: u64 = self.shards.iter().map(|s| s.bytes).sum();
+        if self.samples == 0 {
+            0.0
+        } else {
+            b as f64 / self.samples as f64
+        }
+    }
+}
+
+/// Assigns a game to train/val/test from its id and the pipeline seed.
+pub fn assign_split(game_id: &str, seed: u64, ratios: [f64; 3]) -> &'static str {
+    let mut h = blake3::Hasher::new();
+    h.update(b"kibo.split.v1\0");
+    h.update(&seed.to_le_bytes());
+    h.update(game_id.as_bytes());
+    let b = h.finalize();
+    let x = u64::from_le_bytes(b.as_bytes()[..8].try_into().expect("invariant: 8 bytes")) as f64 / (u64::MAX as f64 + 1.0);
+    if x < ratios[0] {
+        "train"
+    } else if x < ratios[0] + ratios[1] {
+        "val"
+    } else {
+        "test"
+    }
+}
+
+/// Outcome of replaying one game.
+pub enum Replayed {
+    /// Samples plus counters.
+    Ok { samples: SampleBuf, moves: u64, dropped: Vec<(&'static str, u64)>, consecutive: bool },
+    /// Rejected: reason, detail, 1-based move number.
+    Rejected { reason: &'static str, detail: String, move_number: Option<u32> },
+}
+
+fn color_of(c: u8) -> Option<Color> {
+    match c {
+        b'B' => Some(Color::Black),
+        b'W' => Some(Color::White),
+        _ => None,
+    }
+}
+
+fn describe(m: Move) -> String {
+    match m {
+        Move::Play(p) => format!("{} ({})", p.to_gtp(), p.to_sgf()),
+        Move::Pass => "pass".into(),
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct MidSetupJson {
+    before_move: u32,
+    black: Vec<u16>,
+    white: Vec<u16>,
+    empty: Vec<u16>,
+}
+
+/// Indices of moves kept by `max_samples_per_game`: `k` of `n`, evenly spread.
+pub fn spread(n: usize, k: usize) -> Vec<usize> {
+    if k == 0 || k >= n {
+        return (0..n).collect();
+    }
+    (0..k).map(|i| ((2 * i + 1) * n) / (2 * k)).collect()
+}
+
+/// Replays one game row into samples (pure function; no I/O).
+pub fn replay_game(g: &GameRow, cfg: &SplitConfig, seed: u64) -> Replayed {
+    let rej = |reason: &'static str, detail: String, mv: Option<u32>| Replayed::Rejected { reason, detail, move_number: mv };
+    let rules = Rules { multi_stone_suicide: cfg.allow_multi_stone_suicide };
+    let mode = match cfg.superko.as_str() {
+        "positional" => SuperkoMode::Positional,
+        "situational" => SuperkoMode::Situational,
+        _ => SuperkoMode::Off,
+    };
+    if g.moves.len() != g.colors.len() {
+        return rej("bad_game_row", format!("{} moves but {} colours", g.moves.len(), g.colors.len()), None);
+    }
+    let mid: Vec<MidSetupJson> = match &g.mid_setup {
+        Some(j) => match serde_json::from_str(j) {
+            Ok(v) => v,
+            Err(e) => return rej("bad_game_row", format!("mid_setup: {e}"), None),
+        },
+        None => Vec::new(),
+    };
+    let mut board = Board::new();
+    let place = |board: &mut Board, idx: u16, v: u8| -> bool {
+        match Point::from_index(idx) {
+            Some(p) => board.set_stone(p, v).is_ok(),
+            None => false,
+        }
+    };
+    for &p in &g.setup_black {
+        if !place(&mut board, p, 1) {
+            return rej("bad_game_row", format!("setup point {p}"), None);
+        }
+    }
+    for &p in &g.setup_white {
+        if !place(&mut board, p, 2) {
+            return rej("bad_game_row", format!("setup point {p}"), None);
+        }
+    }
+    if board.has_dead_chains() {
+        return rej("illegal_setup", "setup leaves a chain without liberties".into(), None);
+    }
+    let first = g.colors.as_bytes().first().and_then(|&c| color_of(c)).unwrap_or(Color::Black);
+    let mut history = SuperkoHistory::with_start(mode, &board, first);
+    let n = g.moves.len();
+    // Which moves become samples.
+    let winner = g.winner.as_deref().and_then(|w| color_of(w.as_bytes()[0]));
+    let mut keep = vec![true; n];
+    let mut dropped: BTreeMap<&'static str, u64> = BTreeMap::new();
+    let colors = g.colors.as_bytes();
+    for i in 0..n {
+        if cfg.drop_passes && g.moves[i] == PASS {
+            keep[i] = false;
+            *dropped.entry("drop_passes").or_default() += 1;
+        } else if cfg.winner_only && color_of(colors[i]) != winner {
+            keep[i] = false;
+            *dropped.entry("winner_only").or_default() += 1;
+        }
+    }
+    if cfg.max_samples_per_game > 0 {
+        let cand: Vec<usize> = (0..n).filter(|&i| keep[i]).collect();
+        let chosen = spread(cand.len(), cfg.max_samples_per_game as usize);
+        let mut k2 = vec![false; n];
+        for c in chosen {
+            k2[cand[c]] = true;
+        }
+        let cut = cand.len() as u64 - cand.iter().filter(|&&i| k2[i]).count() as u64;
+        if cut > 0 {
+            *dropped.entry("max_samples_per_game").or_default() += cut;
+        }
+        keep = k2;
+    }
+    let info = GameInfo {
+        game_id: g.game_id.clone(),
+        source: match &g.member {
+            Some(m) => format!("{}!{}", g.source_file, m),
+            None => g.source_file.clone(),
+        },
+        game_index: g.game_index,
+        komi: g.komi,
+        handicap: g.handicap,
+        rules: g.rules.clone(),
+        result: g.result_raw.clone(),
+        winner: g.winner.clone(),
+        result_kind: g.result_kind.clone(),
+        margin: g.margin,
+        black_rank_num: g.black_rank_num,
+        white_rank_num: g.white_rank_num,
+        black_rank: g.black_rank.clone(),
+        white_rank: g.white_rank.clone(),
+        date: g.date_iso.clone(),
+        split: assign_split(&g.game_id, seed, cfg.split_ratios),
+    };
+    let mut buf = SampleBuf::default();
+    buf.begin_game(info);
+    let mut cells = [0u8; NN];
+    let mut hist: Vec<u16> = Vec::with_capacity(n);
+    let mut recent = [0u16; HISTORY];
+    let mut prev: Option<Color> = None;
+    let mut consecutive = false;
+    let mut mid_iter = mid.iter().peekable();
+    for i in 0..n {
+        let number = i as u32 + 1;
+        while let Some(s) = mid_iter.peek() {
+            if s.before_move as usize != i {
+                break;
+            }
+            for (list, v) in [(&s.black, 1u8), (&s.white, 2u8), (&s.empty, 0u8)] {
+                for &p in list {
+                    if !place(&mut board, p, v) {
+                        return rej("bad_game_row", format!("mid setup point {p}"), Some(number));
+                    }
+                }
+            }
+            if board.has_dead_chains() {
+                return rej("illegal_setup", format!("setup before move {number} leaves a chain without liberties"), Some(number));
+            }
+            mid_iter.next();
+        }
+        let Some(color) = color_of(colors[i]) else {
+            return rej("bad_game_row", format!("colour {:?}", colors[i] as char), Some(number));
+        };
+        let Some(mv) = Move::from_index(g.moves[i]) else {
+            return rej("bad_game_row", format!("move index {}", g.moves[i]), Some(number));
+        };
+        if prev == Some(color) {
+            consecutive = true;
+            if !cfg.allow_consecutive_moves {
+                return rej("consecutive_moves", format!("{} moves twice in a row", if color == Color::Black { "black" } else { "white" }), Some(number));
+            }
+        }
+        // The simple-ko ban binds one colour only (the opponent of the capturer).
+        let ko = if board.ko_color() == Some(color) { board.ko_point().map(|p| p.index()) } else { None };
+        if keep[i] {
+            board.cells(&mut cells);
+            let k = hist.len().min(HISTORY);
+            for (j, slot) in recent.iter_mut().take(k).enumerate() {
+                *slot = hist[hist.len() - 1 - j];
+            }
+            buf.push(
+                &cells,
+                SampleMove {
+                    move_number: number.min(u16::MAX as u32) as u16,
+                    to_play: color as u8,
+                    ko_point: ko,
+                    mv,
+                    prisoners: [
+                        board.prisoners(Color::Black).min(u16::MAX as u32) as u16,
+                        board.prisoners(Color::White).min(u16::MAX as u32) as u16,
+                    ],
+                },
+                &recent[..k],
+            );
+        }
+        if let Err(e) = board.play(color, mv, &rules) {
+            return rej(e.as_str(), format!("{} at {}", if color == Color::Black { "black" } else { "white" }, describe(mv)), Some(number));
+        }
+        if mode != SuperkoMode::Off && mv != Move::Pass && !history.push(&board, color.opponent()) {
+            return rej("superko_violation", format!("{} repeats an earlier position", describe(mv)), Some(number));
+        }
+        hist.push(g.moves[i]);
+        prev = Some(color);
+    }
+    Replayed::Ok { samples: buf, moves: n as u64, dropped: dropped.into_iter().collect(), consecutive }
+}
+
+/// Runs the split stage on `out`'s games table.
+pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport> {
+    crate::storage::clean_stale(out)?;
+    let sc = &cfg.split;
+    let opts = TableOptions { row_group_rows: sc.row_group_rows, shard_rows: sc.shard_rows, zstd_level: sc.zstd_level };
+    let mut writer = TableWriter::new(out, "samples", samples_schema(), opts.clone())?;
+    let mut rejects: Vec<RejectRow> = Vec::new();
+    // Carry the filter stage's rejects over.
+    if out.join("rejects").is_dir() {
+        read_table(out, "rejects", |b| {
+            rejects.extend(crate::tables::rejects_from_batch(&b)?.into_iter().filter(|r| r.stage != "split"));
+            Ok(())
+        })?;
+    }
+    let total_games: u64 = std::fs::read(out.join("manifest.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .and_then(|v| v["tables"]["games"]["rows"].as_u64())
+        .unwrap_or(0);
+    let progress = crate::progress::Progress::new("split", "games", (total_games > 0).then_some(total_games), quiet);
+    let mut report = SplitReport::default();
+    let mut pending: Vec<GameRow> = Vec::new();
+    let seed = cfg.pipeline.seed;
+    let mut flush = |games: &mut Vec<GameRow>, report: &mut SplitReport, rejects: &mut Vec<RejectRow>| -> anyhow::Result<()> {
+        let results: Vec<Replayed> = games.par_iter().map(|g| replay_game(g, sc, seed)).collect();
+        let mut merged = SampleBuf::default();
+        for (g, r) in games.iter().zip(results) {
+            report.games_in += 1;
+            match r {
+                Replayed::Ok { samples, moves, dropped, consecutive } => {
+                    report.games_replayed += 1;
+                    report.moves += moves;
+                    report.samples += samples.len() as u64;
+                    report.games_with_consecutive_moves += consecutive as u64;
+                    for (k, v) in dropped {
+                        *report.dropped.entry(k.to_string()).or_default() += v;
+                    }
+                    if !samples.is_empty() {
+                        let split = assign_split(&g.game_id, seed, sc.split_ratios);
+                        *report.samples_by_split.entry(split.to_string()).or_default() += samples.len() as u64;
+                    }
+                    merged.append(samples);
+                }
+                Replayed::Rejected { reason, detail, move_number } => {
+                    report.games_rejected += 1;
+                    *report.rejected_by_reason.entry(reason.to_string()).or_default() += 1;
+                    rejects.push(RejectRow {
+                        stage: "split".into(),
+                        source: g.source.clone(),
+                        source_file: g.source_file.clone(),
+                        member: g.member.clone(),
+                        game_index: Some(g.game_index),
+                        byte_offset: Some(g.byte_offset),
+                        reason: reason.into(),
+                        detail,
+                        move_number,
+                        game_id: Some(g.game_id.clone()),
+                    });
+                }
+            }
+        }
+        progress.add(games.len() as u64);
+        games.clear();
+        if !merged.is_empty() {
+            writer.write(&merged.to_batch())?;
+        }
+        Ok(())
+    };
+    read_table(out, "games", |b| {
+        pending.extend(games_from_batch(&b)?);
+        if pending.len() >= 2048 {
+            flush(&mut pending, &mut report, &mut rejects)?;
+        }
+        Ok(())
+    })?;
+    flush(&mut pending, &mut report, &mut rejects)?;
+    progress.finish();
+    report.shards = writer.finish()?;
+    let mut rw = TableWriter::new(out, "rejects", rejects_schema(), TableOptions { row_group_rows: 16384, shard_rows: 250_000, zstd_level: sc.zstd_level })?;
+    if !rejects.is_empty() {
+        rw.write(&rejects_batch(&rejects))?;
+    }
+    report.reject_shards = rw.finish()?;
+    Ok(report)
+}

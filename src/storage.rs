@@ -1,0 +1,254 @@
+/*!
+Parquet tables on disk, written atomically.
+
+A table is a folder of shards `DIR/<table>/part-00000.parquet`, … Every shard is
+written inside a staging folder `DIR/.tmp-<table>/`; only when the whole table is
+complete is the staging folder swapped in for `DIR/<table>/` (the previous version is
+moved to `DIR/.old-<table>/` and removed). A crash therefore never leaves a partial
+file under its final name, and [`clean_stale`] removes what a crashed run left.
+
+Files are byte-identical for identical input: no timestamps, a fixed `created_by`,
+and the schema version in the key-value metadata (`kibo.schema_version`).
+*/
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use parquet::file::metadata::KeyValue;
+
+/// Version of every table schema kibo writes. Bump on any column change.
+pub const SCHEMA_VERSION: &str = "1";
+
+/// One finished shard.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ShardInfo {
+    /// Path relative to the output folder (`games/part-00000.parquet`).
+    pub path: String,
+    /// Rows in the shard.
+    pub rows: u64,
+    /// Bytes on disk.
+    pub bytes: u64,
+    /// blake3 of the file, hex.
+    pub blake3: String,
+}
+
+/// Options for one table.
+#[derive(Clone, Debug)]
+pub struct TableOptions {
+    /// Rows per row group.
+    pub row_group_rows: usize,
+    /// Rows per shard file.
+    pub shard_rows: usize,
+    /// zstd level.
+    pub zstd_level: i32,
+}
+
+impl Default for TableOptions {
+    fn default() -> Self {
+        TableOptions { row_group_rows: 65536, shard_rows: 1 << 20, zstd_level: 3 }
+    }
+}
+
+/// Writes one table as a folder of shards, atomically.
+pub struct TableWriter {
+    out: PathBuf,
+    name: String,
+    staging: PathBuf,
+    schema: SchemaRef,
+    props: WriterProperties,
+    opts: TableOptions,
+    current: Option<(ArrowWriter<File>, u64)>,
+    shards: Vec<(String, u64)>,
+    rows: u64,
+}
+
+/// Removes staging and old folders a crashed run may have left in `out`.
+pub fn clean_stale(out: &Path) -> std::io::Result<()> {
+    if !out.exists() {
+        return Ok(());
+    }
+    for e in std::fs::read_dir(out)? {
+        let e = e?;
+        let n = e.file_name().to_string_lossy().into_owned();
+        if n.starts_with(".tmp-") || n.starts_with(".old-") {
+            if e.file_type()?.is_dir() {
+                std::fs::remove_dir_all(e.path())?;
+            } else {
+                std::fs::remove_file(e.path())?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `out/name` atomically (temp file, fsync, rename).
+pub fn write_atomic(out: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let tmp = out.join(format!(".tmp-{name}"));
+    {
+        let mut f = File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+    }
+    std::fs::rename(&tmp, out.join(name))
+}
+
+/// blake3 of a file, hex.
+pub fn file_blake3(path: &Path) -> std::io::Result<String> {
+    let mut h = blake3::Hasher::new();
+    h.update_reader(File::open(path)?)?;
+    Ok(h.finalize().to_hex().to_string())
+}
+
+impl TableWriter {
+    /// Starts table `name` under `out`.
+    pub fn new(out: &Path, name: &str, schema: SchemaRef, opts: TableOptions) -> std::io::Result<TableWriter> {
+        let staging = out.join(format!(".tmp-{name}"));
+        if staging.exists() {
+            std::fs::remove_dir_all(&staging)?;
+        }
+        std::fs::create_dir_all(&staging)?;
+        let level = ZstdLevel::try_new(opts.zstd_level).map_err(|e| std::io::Error::other(e.to_string()))?;
+        let props = WriterProperties::builder()
+            .set_compression(Compression::ZSTD(level))
+            .set_max_row_group_row_count(Some(opts.row_group_rows))
+            .set_statistics_enabled(EnabledStatistics::Page)
+            .set_created_by(format!("kibo {}", env!("CARGO_PKG_VERSION")))
+            .set_key_value_metadata(Some(vec![
+                KeyValue::new("kibo.schema_version".to_string(), SCHEMA_VERSION.to_string()),
+                KeyValue::new("kibo.table".to_string(), name.to_string()),
+            ]))
+            .build();
+        Ok(TableWriter {
+            out: out.to_path_buf(),
+            name: name.to_string(),
+            staging,
+            schema,
+            props,
+            opts,
+            current: None,
+            shards: Vec::new(),
+            rows: 0,
+        })
+    }
+
+    /// The table's schema.
+    pub fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    /// Appends a batch; rolls to a new shard every `shard_rows` rows.
+    pub fn write(&mut self, batch: &RecordBatch) -> std::io::Result<()> {
+        let mut offset = 0;
+        while offset < batch.num_rows() {
+            if self.current.is_none() {
+                let file_name = format!("part-{:05}.parquet", self.shards.len());
+                let f = File::create(self.staging.join(&file_name))?;
+                let w = ArrowWriter::try_new(f, self.schema.clone(), Some(self.props.clone())).map_err(io_err)?;
+                self.current = Some((w, 0));
+                self.shards.push((file_name, 0));
+            }
+            let (w, rows) = self.current.as_mut().expect("invariant: current shard open");
+            let room = self.opts.shard_rows as u64 - *rows;
+            let take = room.min((batch.num_rows() - offset) as u64) as usize;
+            w.write(&batch.slice(offset, take)).map_err(io_err)?;
+            *rows += take as u64;
+            offset += take;
+            self.rows += take as u64;
+            if *rows >= self.opts.shard_rows as u64 {
+                self.close_current()?;
+            }
+        }
+        Ok(())
+    }
+
+    fn close_current(&mut self) -> std::io::Result<()> {
+        if let Some((w, rows)) = self.current.take() {
+            let f = w.into_inner().map_err(io_err)?;
+            f.sync_all()?;
+            self.shards.last_mut().expect("invariant: shard recorded").1 = rows;
+        }
+        Ok(())
+    }
+
+    /// Total rows written so far.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// Closes the last shard and swaps the staging folder in. An empty table still
+    /// gets one shard with zero rows, so readers always find the schema.
+    pub fn finish(mut self) -> std::io::Result<Vec<ShardInfo>> {
+        if self.shards.is_empty() {
+            let empty = RecordBatch::new_empty(self.schema.clone());
+            let file_name = "part-00000.parquet".to_string();
+            let f = File::create(self.staging.join(&file_name))?;
+            let mut w = ArrowWriter::try_new(f, self.schema.clone(), Some(self.props.clone())).map_err(io_err)?;
+            w.write(&empty).map_err(io_err)?;
+            self.current = Some((w, 0));
+            self.shards.push((file_name, 0));
+        }
+        self.close_current()?;
+        let final_dir = self.out.join(&self.name);
+        let old = self.out.join(format!(".old-{}", self.name));
+        if final_dir.exists() {
+            if old.exists() {
+                std::fs::remove_dir_all(&old)?;
+            }
+            std::fs::rename(&final_dir, &old)?;
+        }
+        std::fs::rename(&self.staging, &final_dir)?;
+        if old.exists() {
+            std::fs::remove_dir_all(&old)?;
+        }
+        let mut infos = Vec::new();
+        for (file_name, rows) in &self.shards {
+            let p = final_dir.join(file_name);
+            infos.push(ShardInfo {
+                path: format!("{}/{}", self.name, file_name),
+                rows: *rows,
+                bytes: std::fs::metadata(&p)?.len(),
+                blake3: file_blake3(&p)?,
+            });
+        }
+        Ok(infos)
+    }
+}
+
+fn io_err(e: parquet::errors::ParquetError) -> std::io::Error {
+    std::io::Error::other(e.to_string())
+}
+
+/// Reads every shard of `out/<table>/` in name order, calling `f` per batch.
+pub fn read_table(out: &Path, table: &str, mut f: impl FnMut(RecordBatch) -> anyhow::Result<()>) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let dir = out.join(table);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .with_context(|| format!("reading table folder {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
+        .collect();
+    files.sort();
+    for p in files {
+        let file = File::open(&p).with_context(|| format!("opening {}", p.display()))?;
+        let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+            .with_context(|| format!("reading {}", p.display()))?
+            .with_batch_size(8192)
+            .build()?;
+        for b in reader {
+            f(b.with_context(|| format!("reading {}", p.display()))?)?;
+        }
+    }
+    Ok(())
+}
+
+/// Shorthand for an `Arc`'d schema.
+pub fn schema(fields: Vec<arrow_schema::Field>) -> SchemaRef {
+    Arc::new(arrow_schema::Schema::new(fields))
+}

@@ -1,0 +1,155 @@
+//! The filter stage through the real binary: exit codes, accounting, archives, corpora.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use crate::util::{games, rejects, report, run, shared, snapshot, stderr};
+
+fn reasons(out: &std::path::Path) -> BTreeMap<String, u64> {
+    let mut m = BTreeMap::new();
+    for r in rejects(out) {
+        *m.entry(r.reason).or_default() += 1;
+    }
+    m
+}
+
+/// found = kept + rejected, per source and in total, and the tables agree.
+fn assert_accounting(out: &std::path::Path) {
+    let rep = report(out);
+    let t = &rep["filter"]["total"];
+    let found = t["games_found"].as_u64().unwrap();
+    let kept = t["games_kept"].as_u64().unwrap();
+    let rejected = t["games_rejected"].as_u64().unwrap();
+    assert_eq!(found, kept + rejected);
+    assert_eq!(kept as usize, games(out).len());
+    assert_eq!(rejected as usize, rejects(out).iter().filter(|r| r.stage == "filter").count());
+    let by_reason: u64 = t["rejected_by_reason"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum();
+    assert_eq!(by_reason, rejected);
+    let mut sum = 0;
+    for (_, c) in rep["filter"]["by_source"].as_object().unwrap() {
+        let f = c["games_found"].as_u64().unwrap();
+        assert_eq!(f, c["games_kept"].as_u64().unwrap() + c["games_rejected"].as_u64().unwrap());
+        sum += f;
+    }
+    assert_eq!(sum, found);
+}
+
+#[test]
+fn embedded_sample_runs_and_adds_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = run(&["filter", "--pipeline", "pipelines/default.toml", "--out", out.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_accounting(&out);
+    let g = games(&out);
+    // 35 single-game files + contlist.sgf (7 trees) + under-the-stones.sgf.
+    let rep = report(&out);
+    assert_eq!(rep["filter"]["total"]["games_found"], 43);
+    assert!(g.len() >= 36, "kept {}", g.len());
+    assert!(g.iter().all(|r| r.num_moves as usize == r.moves.len() && r.colors.len() == r.moves.len()));
+    let manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["sources"][0]["licence"], "MIT");
+    assert_eq!(manifest["sources"][0]["files"].as_array().unwrap().len(), 38);
+}
+
+#[test]
+fn missing_input_and_unwritable_out_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = run(&["filter", "--input", "/no/such/path.sgf", "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert_eq!(e.trim().lines().count(), 1, "{e}");
+    assert!(e.contains("/no/such/path.sgf"), "{e}");
+    assert!(!out.exists(), "nothing written");
+
+    let blocker = dir.path().join("file");
+    std::fs::write(&blocker, b"x").unwrap();
+    let o = run(&["filter", "--input", "data/kombilo", "--out", blocker.join("sub").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stderr(&o).trim().lines().count(), 1, "{}", stderr(&o));
+
+    let o = run(&["filter", "--input", "data/kombilo"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = run(&["filter", "--bogus"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn bad_pipeline_key_names_file_line_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("p.toml");
+    std::fs::write(&p, "[pipeline]\nname = \"x\"\n[filter]\nmin_moovs = 3\n").unwrap();
+    let o = run(&["filter", "--input", "data/kombilo", "--out", dir.path().join("o").to_str().unwrap(), "--pipeline", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("p.toml:4") && e.contains("min_moovs"), "{e}");
+}
+
+fn gz(data: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+#[test]
+fn truncated_targz_keeps_members_reports_rest_and_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = tar::Builder::new(Vec::new());
+    // Incompressible comments so the cut falls in the middle of the members.
+    let mut seed = 12345u64;
+    for i in 0..30 {
+        let comment: String = (0..3000)
+            .map(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                (b'a' + (seed % 26) as u8) as char
+            })
+            .collect();
+        let sgf = format!("(;GM[1]SZ[19]C[{comment}];B[pd];W[dp];B[pp];W[dd])");
+        let mut h = tar::Header::new_gnu();
+        h.set_size(sgf.len() as u64);
+        h.set_mode(0o644);
+        b.append_data(&mut h, format!("g{i:02}.sgf"), sgf.as_bytes()).unwrap();
+    }
+    let full = gz(&b.into_inner().unwrap());
+    let input = dir.path().join("in");
+    std::fs::create_dir(&input).unwrap();
+    std::fs::write(input.join("cut.tar.gz"), &full[..full.len() / 2]).unwrap();
+    std::fs::write(input.join("ok.sgf"), b"(;SZ[19];B[aa];W[bb])").unwrap();
+    let out = dir.path().join("out");
+    let o = run(&["filter", "--input", input.to_str().unwrap(), "--out", out.to_str().unwrap(), "-q"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_accounting(&out);
+    let kept = games(&out).len();
+    assert!(kept > 3 && kept < 31, "kept {kept}");
+    let r = reasons(&out);
+    assert!(r.get("unreadable_file").copied().unwrap_or(0) >= 1, "{r:?}");
+    assert!(games(&out).iter().any(|g| g.source_file.ends_with("ok.sgf")));
+}
+
+#[test]
+fn reruns_and_thread_counts_give_identical_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a");
+    let b = dir.path().join("b");
+    for (out, t) in [(&a, "1"), (&b, "2"), (&b, "2")] {
+        let o = run(&["filter", "--pipeline", "pipelines/default.toml", "--out", out.to_str().unwrap(), "--threads", t, "-q"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    assert_eq!(snapshot(&a), snapshot(&b));
+}
+
+/// Every edge file is processed without a panic; every game lands somewhere.
+#[test]
+fn edge_corpus_every_game_accounted() {
+    let Some(edge) = shared("edge") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = run(&["filter", "--input", edge.to_str().unwrap(), "--out", out.to_str().unwrap(), "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_accounting(&out);
+    let rep = report(&out);
+    println!("edge: {}", serde_json::to_string_pretty(&rep["filter"]["total"]).unwrap());
+}

@@ -1,0 +1,5 @@
+//! The single integration-test binary (ripgrep style): each module covers one topic.
+mod util;
+
+mod filter;
+mod split;
