@@ -30,8 +30,9 @@ charset was chosen on strong evidence and a few bytes still do not fit it.
      ISO-8859-1, where valid UTF-8 pairs like `Ã©` never occur in real text; ≥ 3 for
      multi-byte CJK charsets) → UTF-8, `declared_used = false`. Files re-saved as UTF-8
      that kept their old `CA` are common; `sabaki-sgf/japanese_bad.sgf` is one.
-   * otherwise decode with the declared charset; if some bytes do not fit it, keep it
-     anyway with replacement characters (`malformed = true`).
+   * otherwise decode with the declared charset. If some bytes do not fit it: valid
+     UTF-8 → UTF-8 (`declared_used = false`), else keep the declared charset with
+     replacement characters (`malformed = true`).
 4. **No usable `CA`**: valid UTF-8 → UTF-8; mostly valid UTF-8 (at least 2 valid multi-byte
    sequences and twice as many as broken ones) → lossy UTF-8, `malformed`. Else a guess
    (`fallback_used = true`). If every run of bytes ≥ 0x80 is one byte, or two bytes next

@@ -41,8 +41,8 @@ mod tests;
 
 pub use decode::{decode, Decoded};
 pub use parse::{
-    parse, simple_text, split_compose, text_value, unescape, Collection, IssueKind, Node, ParseIssue, PropRef, Tree,
-    Trees,
+    parse, simple_text, split_compose, text_value, unescape, Collection, IssueKind, Node, ParseIssue, PropRef, Props,
+    Tree, Trees,
 };
 pub use rank::{parse_rank, Rank, RankKind};
 pub use record::{

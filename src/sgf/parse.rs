@@ -219,6 +219,37 @@ pub struct Tree<'a> {
     counts: [u32; IssueKind::COUNT],
 }
 
+/// Iterator over the properties of one node, from [`Tree::props`].
+#[derive(Clone, Debug)]
+pub struct Props<'t, 'a> {
+    tree: &'t Tree<'a>,
+    next: usize,
+    end: usize,
+}
+
+impl<'t, 'a> Iterator for Props<'t, 'a> {
+    type Item = PropRef<'t, 'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<PropRef<'t, 'a>> {
+        if self.next >= self.end {
+            return None;
+        }
+        let j = self.next;
+        self.next += 1;
+        let t = self.tree;
+        let p = t.props.get(j)?;
+        let vs = p.val_start as usize;
+        let ve = t.props.get(j + 1).map_or(t.values.len(), |q| q.val_start as usize);
+        Some(PropRef { ident: t.ident(p), values: t.values.get(vs..ve).unwrap_or(&[]), offset: p.offset as usize })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.end.saturating_sub(self.next);
+        (n, Some(n))
+    }
+}
+
 /// Everything found in one decoded text.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Collection<'a> {
@@ -293,13 +324,9 @@ impl<'a> Tree<'a> {
     }
 
     /// The properties of node `id`, in input order (repeats merged).
-    pub fn props(&self, id: u32) -> impl Iterator<Item = PropRef<'_, 'a>> + '_ {
-        let (s, e) = self.prop_range(id as usize);
-        (s..e).map(move |j| {
-            let p = &self.props[j];
-            let (vs, ve) = self.value_range(j);
-            PropRef { ident: self.ident(p), values: &self.values[vs..ve], offset: p.offset as usize }
-        })
+    pub fn props(&self, id: u32) -> Props<'_, 'a> {
+        let (next, end) = self.prop_range(id as usize);
+        Props { tree: self, next, end }
     }
 
     /// Raw values of property `ident` in node `id`.

@@ -58,13 +58,16 @@ pub fn write_filter(out: &Path, cfg: &Config, pipeline_file: Option<&Path>, r: &
             })
         })
         .collect();
+    // The thread count does not change the output, so it is left out.
+    let mut config_json = serde_json::to_value(cfg)?;
+    config_json["pipeline"]["threads"] = json!(null);
     let manifest = json!({
         "schema_version": SCHEMA_VERSION,
         "kibo_version": env!("CARGO_PKG_VERSION"),
         "pipeline": {
             "name": cfg.pipeline.name,
             "file": pipeline_file.map(|p| p.to_string_lossy().into_owned()),
-            "config": serde_json::to_value(cfg)?,
+            "config": config_json,
         },
         "sources": sources,
         "tables": {

@@ -59,14 +59,17 @@ pub fn report(out: &Path) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(out.join("report.json")).expect("report.json")).expect("report is JSON")
 }
 
-/// All files under `dir` with their bytes, relative paths sorted.
-pub fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut v: Vec<(String, Vec<u8>)> = walkdir::WalkDir::new(dir)
+/// All files under `dir` with their blake3, relative paths sorted.
+pub fn snapshot(dir: &Path) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = walkdir::WalkDir::new(dir)
         .sort_by_file_name()
         .into_iter()
         .filter_map(|e| e.ok())
         .filter(|e| e.file_type().is_file())
-        .map(|e| (e.path().strip_prefix(dir).unwrap().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap()))
+        .map(|e| {
+            let rel = e.path().strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+            (rel, blake3::hash(&std::fs::read(e.path()).unwrap()).to_hex().to_string())
+        })
         .collect();
     v.sort();
     v
