@@ -12,9 +12,8 @@ use std::sync::Arc;
 
 use arrow_array::builder::{
     BinaryBuilder, BooleanBuilder, FixedSizeBinaryBuilder, Float32Builder, Int16Builder, ListBuilder, StringBuilder,
-    StringDictionaryBuilder, UInt16Builder, UInt32Builder, UInt8Builder,
+    UInt16Builder, UInt32Builder, UInt8Builder,
 };
-use arrow_array::types::Int32Type;
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, SchemaRef};
 
@@ -158,8 +157,8 @@ impl SampleBuf {
     pub fn to_batch(&self) -> RecordBatch {
         let n = self.len();
         let g = |i: usize| &self.games[self.game[i] as usize];
-        let mut game_id = StringDictionaryBuilder::<Int32Type>::new();
-        let mut source = StringDictionaryBuilder::<Int32Type>::new();
+        let mut game_id = StringBuilder::new();
+        let mut source = StringBuilder::new();
         let mut game_index = UInt32Builder::with_capacity(n);
         let mut move_number = UInt16Builder::with_capacity(n);
         let mut hash = FixedSizeBinaryBuilder::with_capacity(n, 16);
@@ -176,18 +175,18 @@ impl SampleBuf {
         let mut mgtp = StringBuilder::new();
         let mut komi = Float32Builder::with_capacity(n);
         let mut handicap = UInt8Builder::with_capacity(n);
-        let mut rules = StringDictionaryBuilder::<Int32Type>::new();
-        let mut result = StringDictionaryBuilder::<Int32Type>::new();
-        let mut winner = StringDictionaryBuilder::<Int32Type>::new();
-        let mut kind = StringDictionaryBuilder::<Int32Type>::new();
+        let mut rules = StringBuilder::new();
+        let mut result = StringBuilder::new();
+        let mut winner = StringBuilder::new();
+        let mut kind = StringBuilder::new();
         let mut margin = Float32Builder::with_capacity(n);
         let mut brn = Int16Builder::with_capacity(n);
         let mut wrn = Int16Builder::with_capacity(n);
-        let mut br = StringDictionaryBuilder::<Int32Type>::new();
-        let mut wr = StringDictionaryBuilder::<Int32Type>::new();
-        let mut date = StringDictionaryBuilder::<Int32Type>::new();
+        let mut br = StringBuilder::new();
+        let mut wr = StringBuilder::new();
+        let mut date = StringBuilder::new();
         let mut is_winner = BooleanBuilder::with_capacity(n);
-        let mut split = StringDictionaryBuilder::<Int32Type>::new();
+        let mut split = StringBuilder::new();
         for i in 0..n {
             let gi = g(i);
             game_id.append_value(&gi.game_id);
@@ -270,8 +269,10 @@ impl SampleBuf {
     }
 }
 
+/// String columns are plain `Utf8` (Polars reads `str`, joins work); Parquet still
+/// dictionary-encodes their pages, so the bytes on disk are the same as a dictionary type.
 fn dict(name: &str, nullable: bool) -> Field {
-    Field::new(name, DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)), nullable)
+    Field::new(name, DataType::Utf8, nullable)
 }
 
 /// Schema of the samples table.

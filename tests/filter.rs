@@ -153,3 +153,32 @@ fn edge_corpus_every_game_accounted() {
     let rep = report(&out);
     println!("edge: {}", serde_json::to_string_pretty(&rep["filter"]["total"]).unwrap());
 }
+
+/// The dev corpus: counts per source and reason, documented in docs/reading.md.
+#[test]
+fn dev_corpus_counts() {
+    let Some(_) = shared("dev") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = run(&["filter", "--pipeline", "pipelines/dev.toml", "--out", out.to_str().unwrap(), "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_accounting(&out);
+    let rep = report(&out);
+    let src = &rep["filter"]["by_source"];
+    let expect = [
+        ("gnugo", 1646, 735, vec![("no_moves", 267), ("parse_error", 1), ("setup_after_root", 4), ("size_not_19", 639)]),
+        ("fuego", 575, 72, vec![("no_moves", 116), ("size_not_19", 387)]),
+        ("kombilo", 43, 43, vec![]),
+        ("kgs2001", 2298, 2269, vec![("no_moves", 29)]),
+    ];
+    for (name, found, kept, reasons) in expect {
+        let c = &src[name];
+        assert_eq!(c["games_found"], found, "{name} found");
+        assert_eq!(c["games_kept"], kept, "{name} kept");
+        let got: BTreeMap<String, u64> = c["rejected_by_reason"].as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.as_u64().unwrap())).collect();
+        let want: BTreeMap<String, u64> = reasons.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        assert_eq!(got, want, "{name} reasons");
+    }
+    // The KGS archive: 2,298 members, each one game.
+    assert_eq!(src["kgs2001"]["documents"], 2298);
+}

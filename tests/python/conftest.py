@@ -1,0 +1,24 @@
+"""Shared fixtures: the kibo binary and a pipeline run on the embedded sample."""
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def kibo():
+    path = os.environ.get("KIBO", os.path.expanduser("~/.cache/kibo-target/release/kibo"))
+    if not os.path.exists(path):
+        pytest.fail(f"kibo binary not found at {path}; run `make build` (or set KIBO)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def sample_out(kibo, tmp_path_factory):
+    """`kibo run` on the embedded sample (pipelines/default.toml)."""
+    out = tmp_path_factory.mktemp("sample") / "out"
+    subprocess.run([kibo, "run", "--pipeline", "pipelines/default.toml", "--out", str(out), "-q"], cwd=ROOT, check=True)
+    return out
