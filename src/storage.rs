@@ -47,11 +47,14 @@ pub struct TableOptions {
     pub shard_rows: usize,
     /// zstd level.
     pub zstd_level: i32,
+    /// Columns whose values are (almost) all distinct: no dictionary encoding, which
+    /// would only hash every value and then fall back.
+    pub plain_columns: Vec<&'static str>,
 }
 
 impl Default for TableOptions {
     fn default() -> Self {
-        TableOptions { row_group_rows: 65536, shard_rows: 1 << 20, zstd_level: 3 }
+        TableOptions { row_group_rows: 65536, shard_rows: 1 << 20, zstd_level: 3, plain_columns: Vec::new() }
     }
 }
 
@@ -115,7 +118,11 @@ impl TableWriter {
         }
         std::fs::create_dir_all(&staging)?;
         let level = ZstdLevel::try_new(opts.zstd_level).map_err(|e| std::io::Error::other(e.to_string()))?;
-        let props = WriterProperties::builder()
+        let mut props = WriterProperties::builder();
+        for c in &opts.plain_columns {
+            props = props.set_column_dictionary_enabled(parquet::schema::types::ColumnPath::from(*c), false);
+        }
+        let props = props
             .set_compression(Compression::ZSTD(level))
             .set_max_row_group_row_count(Some(opts.row_group_rows))
             .set_statistics_enabled(EnabledStatistics::Page)
@@ -175,6 +182,11 @@ impl TableWriter {
             self.shards.last_mut().expect("invariant: shard recorded").1 = rows;
         }
         Ok(())
+    }
+
+    /// Bytes buffered in the open shard's current row group.
+    pub fn buffered(&self) -> usize {
+        self.current.as_ref().map(|(w, _)| w.in_progress_size()).unwrap_or(0)
     }
 
     /// Total rows written so far.

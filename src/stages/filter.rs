@@ -124,7 +124,7 @@ struct Work {
 /// Runs the filter stage over `sources`, writing into `out`.
 pub fn run(cfg: &Config, sources: &[Source], out: &Path, progress: &crate::progress::Progress) -> anyhow::Result<FilterReport> {
     crate::storage::clean_stale(out)?;
-    let opts = TableOptions { row_group_rows: 16384, shard_rows: 250_000, zstd_level: cfg.split.zstd_level };
+    let opts = TableOptions { row_group_rows: 16384, shard_rows: 250_000, zstd_level: cfg.split.zstd_level, plain_columns: Vec::new() };
     let mut games = TableWriter::new(out, "games", games_schema(), opts.clone())?;
     let mut rejects = TableWriter::new(out, "rejects", rejects_schema(), opts)?;
     let mut report = FilterReport::default();

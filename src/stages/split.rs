@@ -83,7 +83,18 @@ pub fn assign_split(game_id: &str, seed: u64, ratios: [f64; 3]) -> &'static str 
 /// Outcome of replaying one game.
 pub enum Replayed {
     /// Samples plus counters.
-    Ok { samples: SampleBuf, moves: u64, dropped: Vec<(&'static str, u64)>, consecutive: bool },
+    Ok {
+        /// The samples (taken out by the caller when batching).
+        samples: SampleBuf,
+        /// Number of samples produced (stays valid after `samples` is taken).
+        samples_written: u64,
+        /// Moves replayed.
+        moves: u64,
+        /// Moves not sampled, by option.
+        dropped: Vec<(&'static str, u64)>,
+        /// One colour moved twice somewhere.
+        consecutive: bool,
+    },
     /// Rejected: reason, detail, 1-based move number.
     Rejected { reason: &'static str, detail: String, move_number: Option<u32> },
 }
@@ -279,14 +290,20 @@ pub fn replay_game(g: &GameRow, cfg: &SplitConfig, seed: u64) -> Replayed {
         hist.push(g.moves[i]);
         prev = Some(color);
     }
-    Replayed::Ok { samples: buf, moves: n as u64, dropped: dropped.into_iter().collect(), consecutive }
+    let samples_written = buf.len() as u64;
+    Replayed::Ok { samples: buf, samples_written, moves: n as u64, dropped: dropped.into_iter().collect(), consecutive }
 }
 
 /// Runs the split stage on `out`'s games table.
 pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport> {
     crate::storage::clean_stale(out)?;
     let sc = &cfg.split;
-    let opts = TableOptions { row_group_rows: sc.row_group_rows, shard_rows: sc.shard_rows, zstd_level: sc.zstd_level };
+    let opts = TableOptions {
+        row_group_rows: sc.row_group_rows,
+        shard_rows: sc.shard_rows,
+        zstd_level: sc.zstd_level,
+        plain_columns: vec!["board", "position_hash"],
+    };
     let mut writer = TableWriter::new(out, "samples", samples_schema(), opts.clone())?;
     let mut rejects: Vec<RejectRow> = Vec::new();
     // Carry the filter stage's rejects over.
@@ -306,61 +323,88 @@ pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport>
     let mut pending: Vec<GameRow> = Vec::new();
     let seed = cfg.pipeline.seed;
     let mut flush = |games: &mut Vec<GameRow>, report: &mut SplitReport, rejects: &mut Vec<RejectRow>| -> anyhow::Result<()> {
-        let results: Vec<Replayed> = games.par_iter().map(|g| replay_game(g, sc, seed)).collect();
-        let mut merged = SampleBuf::default();
-        for (g, r) in games.iter().zip(results) {
-            report.games_in += 1;
-            match r {
-                Replayed::Ok { samples, moves, dropped, consecutive } => {
-                    report.games_replayed += 1;
-                    report.moves += moves;
-                    report.samples += samples.len() as u64;
-                    report.games_with_consecutive_moves += consecutive as u64;
-                    for (k, v) in dropped {
-                        *report.dropped.entry(k.to_string()).or_default() += v;
+        // Replay and build Arrow batches in parallel, in chunks of 32 games; write in order.
+        let chunks: Vec<(Vec<Replayed>, Option<arrow_array::RecordBatch>)> = games
+            .par_chunks(32)
+            .map(|chunk| {
+                let mut results: Vec<Replayed> = chunk.iter().map(|g| replay_game(g, sc, seed)).collect();
+                let mut merged = SampleBuf::default();
+                for r in results.iter_mut() {
+                    if let Replayed::Ok { samples, .. } = r {
+                        merged.append(std::mem::take(samples));
                     }
-                    if !samples.is_empty() {
-                        let split = assign_split(&g.game_id, seed, sc.split_ratios);
-                        *report.samples_by_split.entry(split.to_string()).or_default() += samples.len() as u64;
-                    }
-                    merged.append(samples);
                 }
-                Replayed::Rejected { reason, detail, move_number } => {
-                    report.games_rejected += 1;
-                    *report.rejected_by_reason.entry(reason.to_string()).or_default() += 1;
-                    rejects.push(RejectRow {
-                        stage: "split".into(),
-                        source: g.source.clone(),
-                        source_file: g.source_file.clone(),
-                        member: g.member.clone(),
-                        game_index: Some(g.game_index),
-                        byte_offset: Some(g.byte_offset),
-                        reason: reason.into(),
-                        detail,
-                        move_number,
-                        game_id: Some(g.game_id.clone()),
-                    });
+                let batch = (!merged.is_empty()).then(|| merged.to_batch());
+                (results, batch)
+            })
+            .collect();
+        let mut gi = games.iter();
+        let mut batches = Vec::new();
+        for (results, batch) in chunks {
+            batches.extend(batch);
+            for r in results {
+                let g = gi.next().expect("invariant: one result per game");
+                report.games_in += 1;
+                match r {
+                    Replayed::Ok { moves, dropped, consecutive, samples_written, .. } => {
+                        report.games_replayed += 1;
+                        report.moves += moves;
+                        report.samples += samples_written;
+                        report.games_with_consecutive_moves += consecutive as u64;
+                        for (k, v) in dropped {
+                            *report.dropped.entry(k.to_string()).or_default() += v;
+                        }
+                        if samples_written > 0 {
+                            let split = assign_split(&g.game_id, seed, sc.split_ratios);
+                            *report.samples_by_split.entry(split.to_string()).or_default() += samples_written;
+                        }
+                    }
+                    Replayed::Rejected { reason, detail, move_number } => {
+                        report.games_rejected += 1;
+                        *report.rejected_by_reason.entry(reason.to_string()).or_default() += 1;
+                        rejects.push(RejectRow {
+                            stage: "split".into(),
+                            source: g.source.clone(),
+                            source_file: g.source_file.clone(),
+                            member: g.member.clone(),
+                            game_index: Some(g.game_index),
+                            byte_offset: Some(g.byte_offset),
+                            reason: reason.into(),
+                            detail,
+                            move_number,
+                            game_id: Some(g.game_id.clone()),
+                        });
+                    }
                 }
             }
         }
         progress.add(games.len() as u64);
         games.clear();
-        if !merged.is_empty() {
-            writer.write(&merged.to_batch())?;
+        for b in &batches {
+            writer.write(b)?;
+        }
+        if std::env::var_os("KIBO_DEBUG_RSS").is_some() {
+            let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
+            let rss: u64 = statm.split_whitespace().nth(1).and_then(|x| x.parse().ok()).unwrap_or(0);
+            eprintln!("rss {} MB after {} samples, writer buffered {} MB", rss * 4096 / 1000000, report.samples, writer.buffered() / 1000000);
         }
         Ok(())
     };
+    // Chunks of 256 games (~50k samples) keep memory small and bounded.
     read_table(out, "games", |b| {
-        pending.extend(games_from_batch(&b)?);
-        if pending.len() >= 2048 {
-            flush(&mut pending, &mut report, &mut rejects)?;
+        let mut rows = games_from_batch(&b)?.into_iter().peekable();
+        while rows.peek().is_some() {
+            pending.extend(rows.by_ref().take(256 - pending.len()));
+            if pending.len() >= 256 {
+                flush(&mut pending, &mut report, &mut rejects)?;
+            }
         }
         Ok(())
     })?;
     flush(&mut pending, &mut report, &mut rejects)?;
     progress.finish();
     report.shards = writer.finish()?;
-    let mut rw = TableWriter::new(out, "rejects", rejects_schema(), TableOptions { row_group_rows: 16384, shard_rows: 250_000, zstd_level: sc.zstd_level })?;
+    let mut rw = TableWriter::new(out, "rejects", rejects_schema(), TableOptions { row_group_rows: 16384, shard_rows: 250_000, zstd_level: sc.zstd_level, plain_columns: Vec::new() })?;
     if !rejects.is_empty() {
         rw.write(&rejects_batch(&rejects))?;
     }
