@@ -46,7 +46,10 @@ test: test-rust test-python
 test-rust:
 	$(CARGO) test --release --lib --test integration
 
-test-python: venv build
+# The binary is built by `cargo test` (same feature set as the tests, so no second
+# build of the dependencies).
+test-python: venv
+	$(CARGO) test --release --no-run --test integration
 	KIBO=$(KIBO) SHARED=$(SHARED) $(PY) -m pytest -q tests/python
 
 ## Benchmarks: print figures, assert nothing.

@@ -154,6 +154,11 @@ pub struct SplitConfig {
     pub zstd_level: i32,
     /// Fractions of games for train / val / test (by game_id hash).
     pub split_ratios: [f64; 3],
+    /// Position dedup: "exact" (board, side to move, ko point), "symmetry" (the same
+    /// over the 8 board symmetries) or "off".
+    pub dedup: String,
+    /// Memory for the dedup index before it spills to disk, in MiB.
+    pub dedup_memory_mb: usize,
 }
 
 impl Default for SplitConfig {
@@ -169,6 +174,8 @@ impl Default for SplitConfig {
             shard_rows: 1 << 20,
             zstd_level: 3,
             split_ratios: [0.9, 0.05, 0.05],
+            dedup: "exact".into(),
+            dedup_memory_mb: 2048,
         }
     }
 }
@@ -227,6 +234,9 @@ impl Config {
         let bad = |message: String| Err(ConfigError::Invalid { path: path.into(), message });
         if !["off", "positional", "situational"].contains(&self.split.superko.as_str()) {
             return bad(format!("split.superko must be \"off\", \"positional\" or \"situational\", not {:?}", self.split.superko));
+        }
+        if !["exact", "symmetry", "off"].contains(&self.split.dedup.as_str()) {
+            return bad(format!("split.dedup must be \"exact\", \"symmetry\" or \"off\", not {:?}", self.split.dedup));
         }
         for k in &self.filter.result_kinds {
             if !crate::stages::filter::RESULT_KINDS.contains(&k.as_str()) {

@@ -99,6 +99,37 @@ impl Move {
     }
 }
 
+/// Applies board symmetry `s` (0..8) to a point, KataGo's convention
+/// (`SymmetryHelpers::getSymLoc`): bit 0 flips rows (y), bit 1 flips columns (x),
+/// bit 2 transposes; flips are applied first. `s = 0` is the identity.
+pub fn symmetry(p: Point, s: u8) -> Point {
+    let n = (N - 1) as u8;
+    let x = if s & 2 != 0 { n - p.col } else { p.col };
+    let y = if s & 1 != 0 { n - p.row } else { p.row };
+    if s & 4 != 0 {
+        Point { row: x, col: y }
+    } else {
+        Point { row: y, col: x }
+    }
+}
+
+/// The symmetry that undoes `s`: every one is its own inverse except 5 ↔ 6.
+pub fn symmetry_inverse(s: u8) -> u8 {
+    match s {
+        5 => 6,
+        6 => 5,
+        other => other,
+    }
+}
+
+/// Applies symmetry `s` to a move index (a pass stays a pass).
+pub fn symmetry_index(i: u16, s: u8) -> u16 {
+    match Point::from_index(i) {
+        Some(p) => symmetry(p, s).index(),
+        None => i,
+    }
+}
+
 /// Why an SGF point could not be read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CoordError {
@@ -197,6 +228,23 @@ mod tests {
             assert_eq!(gtp_move(gtp), Some(Move::Play(p)), "{gtp}");
             assert_eq!(Move::from_index(p.index()), Some(Move::Play(p)));
         }
+    }
+
+    #[test]
+    fn symmetries_are_a_group() {
+        let p = Point { row: 2, col: 15 }; // Q17
+        let images: std::collections::HashSet<Point> = (0..8).map(|s| symmetry(p, s)).collect();
+        assert_eq!(images.len(), 8);
+        assert_eq!(symmetry(p, 1), Point { row: 16, col: 15 }, "flip rows");
+        assert_eq!(symmetry(p, 2), Point { row: 2, col: 3 }, "flip columns");
+        assert_eq!(symmetry(p, 4), Point { row: 15, col: 2 }, "transpose");
+        for s in 0..8 {
+            for i in 0..NN as u16 {
+                let q = Point::from_index(i).unwrap();
+                assert_eq!(symmetry(symmetry(q, s), symmetry_inverse(s)), q, "s={s}");
+            }
+        }
+        assert_eq!(symmetry_index(PASS, 5), PASS);
     }
 
     #[test]

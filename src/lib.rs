@@ -16,6 +16,7 @@ is the only place that knows about the command line.
 pub mod cli;
 pub mod config;
 pub mod coord;
+pub mod dedup;
 pub mod engine;
 pub mod input;
 pub mod progress;

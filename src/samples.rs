@@ -33,6 +33,44 @@ pub fn position_hash(cells: &[u8; NN], to_play: u8, ko: Option<u16>) -> [u8; 16]
     out
 }
 
+/// Point-index tables for the 8 symmetries: `SYM[s][i]` = image of point `i` under `s`.
+fn sym_table() -> &'static [[u16; NN]; 8] {
+    static T: std::sync::OnceLock<[[u16; NN]; 8]> = std::sync::OnceLock::new();
+    T.get_or_init(|| {
+        let mut t = [[0u16; NN]; 8];
+        for (s, row) in t.iter_mut().enumerate() {
+            for (i, v) in row.iter_mut().enumerate() {
+                *v = crate::coord::symmetry_index(i as u16, s as u8);
+            }
+        }
+        t
+    })
+}
+
+/// Dedup key in symmetry mode: the [`position_hash`] of the lexicographically smallest
+/// of the 8 symmetric images of (board, ko point), and the symmetry `s` that maps this
+/// position onto it (ties: the smallest `s`).
+pub fn canonical_key(cells: &[u8; NN], to_play: u8, ko: Option<u16>) -> ([u8; 16], u8) {
+    let t = sym_table();
+    let mut best = [0u8; NN];
+    let mut best_ko = u16::MAX;
+    let mut best_s = 0u8;
+    let mut img = [0u8; NN];
+    for s in 0..8u8 {
+        let map = &t[s as usize];
+        for i in 0..NN {
+            img[map[i] as usize] = cells[i];
+        }
+        let k = ko.map(|k| map[k as usize]).unwrap_or(u16::MAX);
+        if s == 0 || (img, k) < (best, best_ko) {
+            best = img;
+            best_ko = k;
+            best_s = s;
+        }
+    }
+    (position_hash(&best, to_play, (best_ko != u16::MAX).then_some(best_ko)), best_s)
+}
+
 /// Game-level values repeated on every sample of a game.
 #[derive(Clone, Debug, Default)]
 pub struct GameInfo {
@@ -99,6 +137,24 @@ pub struct SampleBuf {
     history_off: Vec<u32>,
     prisoners: Vec<[u16; 2]>,
     moves: Vec<u16>,
+    /// Dedup key per row (only filled in symmetry mode; else the key is `hash`).
+    keys: Vec<[u8; 16]>,
+    /// Symmetry mapping the row onto its canonical form (symmetry mode), else 0.
+    sym: Vec<u8>,
+    /// Dedup columns, filled by [`SampleBuf::keep_rows`].
+    dup_count: Vec<u32>,
+    dist_moves: Vec<u16>,
+    dist_counts: Vec<u32>,
+    dist_off: Vec<u32>,
+}
+
+/// Dedup information attached to a kept row.
+#[derive(Clone, Debug)]
+pub struct DupInfo {
+    /// Samples sharing the position.
+    pub count: u32,
+    /// Moves played from it with counts, in this row's own frame, sorted by move.
+    pub dist: Vec<(u16, u32)>,
 }
 
 /// Number of previous moves kept in `history`.
@@ -113,6 +169,61 @@ impl SampleBuf {
     pub fn is_empty(&self) -> bool {
         self.moves.is_empty()
     }
+    /// Dedup key of row `i` (symmetry mode: canonical key; else `position_hash`).
+    pub fn key(&self, i: usize) -> [u8; 16] {
+        if self.keys.is_empty() {
+            self.hash[i]
+        } else {
+            self.keys[i]
+        }
+    }
+    /// Symmetry of row `i` onto its canonical form (0 unless symmetry mode).
+    pub fn symmetry(&self, i: usize) -> u8 {
+        self.sym.get(i).copied().unwrap_or(0)
+    }
+    /// Move index of row `i`.
+    pub fn move_index(&self, i: usize) -> u16 {
+        self.moves[i]
+    }
+    /// Fills the canonical keys (symmetry mode).
+    pub fn compute_canonical_keys(&mut self) {
+        self.keys.clear();
+        self.sym.clear();
+        for i in 0..self.len() {
+            let cells: &[u8; NN] = self.boards[i * NN..(i + 1) * NN].try_into().expect("invariant: 361 cells");
+            let (k, s) = canonical_key(cells, self.to_play[i], self.ko[i]);
+            self.keys.push(k);
+            self.sym.push(s);
+        }
+    }
+    /// A new buffer with only the rows for which `info` gives `Some`, carrying the
+    /// dedup columns. Rows keep their order; games are carried over.
+    pub fn keep_rows(&self, mut info: impl FnMut(usize) -> Option<DupInfo>) -> SampleBuf {
+        let mut o = SampleBuf { games: self.games.clone(), history_off: vec![0], dist_off: vec![0], ..Default::default() };
+        for i in 0..self.len() {
+            let Some(d) = info(i) else { continue };
+            o.game.push(self.game[i]);
+            o.move_number.push(self.move_number[i]);
+            o.hash.push(self.hash[i]);
+            o.boards.extend_from_slice(&self.boards[i * NN..(i + 1) * NN]);
+            o.to_play.push(self.to_play[i]);
+            o.ko.push(self.ko[i]);
+            let (a, b) = (self.history_off[i] as usize, self.history_off[i + 1] as usize);
+            o.history.extend_from_slice(&self.history[a..b]);
+            o.history_off.push(o.history.len() as u32);
+            o.prisoners.push(self.prisoners[i]);
+            o.moves.push(self.moves[i]);
+            o.sym.push(self.symmetry(i));
+            o.dup_count.push(d.count);
+            for (m, c) in d.dist {
+                o.dist_moves.push(m);
+                o.dist_counts.push(c);
+            }
+            o.dist_off.push(o.dist_moves.len() as u32);
+        }
+        o
+    }
+
     /// Starts a game; following `push` calls belong to it.
     pub fn begin_game(&mut self, g: GameInfo) {
         self.games.push(g);
@@ -151,6 +262,16 @@ impl SampleBuf {
         self.history_off.extend(o.history_off.iter().skip(1).map(|x| x + hbase));
         self.prisoners.append(&mut o.prisoners);
         self.moves.append(&mut o.moves);
+        self.keys.append(&mut o.keys);
+        self.sym.append(&mut o.sym);
+        self.dup_count.append(&mut o.dup_count);
+        if self.dist_off.is_empty() {
+            self.dist_off.push(0);
+        }
+        let dbase = self.dist_moves.len() as u32;
+        self.dist_moves.append(&mut o.dist_moves);
+        self.dist_counts.append(&mut o.dist_counts);
+        self.dist_off.extend(o.dist_off.iter().skip(1).map(|x| x + dbase));
     }
 
     /// Builds an Arrow batch of all rows.
@@ -187,6 +308,11 @@ impl SampleBuf {
         let mut date = StringBuilder::new();
         let mut is_winner = BooleanBuilder::with_capacity(n);
         let mut split = StringBuilder::new();
+        let mut dup = UInt32Builder::with_capacity(n);
+        let mut dmoves = ListBuilder::new(UInt16Builder::new()).with_field(Arc::new(Field::new("item", DataType::UInt16, false)));
+        let mut dcounts = ListBuilder::new(UInt32Builder::new()).with_field(Arc::new(Field::new("item", DataType::UInt32, false)));
+        let mut symcol = UInt8Builder::with_capacity(n);
+        let with_dup = !self.dup_count.is_empty();
         for i in 0..n {
             let gi = g(i);
             game_id.append_value(&gi.game_id);
@@ -232,6 +358,19 @@ impl SampleBuf {
             let side = if self.to_play[i] == 1 { "B" } else { "W" };
             is_winner.append_value(gi.winner.as_deref() == Some(side));
             split.append_value(gi.split);
+            if with_dup {
+                dup.append_value(self.dup_count[i]);
+                let (a, b) = (self.dist_off[i] as usize, self.dist_off[i + 1] as usize);
+                dmoves.values().append_slice(&self.dist_moves[a..b]);
+                dcounts.values().append_slice(&self.dist_counts[a..b]);
+            } else {
+                dup.append_value(1);
+                dmoves.values().append_value(m);
+                dcounts.values().append_value(1);
+            }
+            dmoves.append(true);
+            dcounts.append(true);
+            symcol.append_value(self.symmetry(i));
         }
         let cols: Vec<ArrayRef> = vec![
             Arc::new(game_id.finish()),
@@ -264,6 +403,10 @@ impl SampleBuf {
             Arc::new(date.finish()),
             Arc::new(is_winner.finish()),
             Arc::new(split.finish()),
+            Arc::new(dup.finish()),
+            Arc::new(dmoves.finish()),
+            Arc::new(dcounts.finish()),
+            Arc::new(symcol.finish()),
         ];
         RecordBatch::try_new(samples_schema(), cols).expect("invariant: sample columns match schema")
     }
@@ -308,6 +451,10 @@ pub fn samples_schema() -> SchemaRef {
         dict("date", true),
         Field::new("is_winner_move", DataType::Boolean, false),
         dict("split", false),
+        Field::new("dup_count", DataType::UInt32, false),
+        Field::new("move_dist_moves", DataType::List(Arc::new(Field::new("item", DataType::UInt16, false))), false),
+        Field::new("move_dist_counts", DataType::List(Arc::new(Field::new("item", DataType::UInt32, false))), false),
+        Field::new("dedup_symmetry", DataType::UInt8, false),
     ])
 }
 

@@ -233,8 +233,10 @@ fn run_adds_up_and_is_identical_across_threads() {
     let kept = rep["filter"]["total"]["games_kept"].as_u64().unwrap();
     assert_eq!(s["games_in"].as_u64().unwrap(), kept);
     assert_eq!(s["games_replayed"].as_u64().unwrap() + s["games_rejected"].as_u64().unwrap(), kept);
-    // Default options keep every move.
-    assert_eq!(s["samples"], s["moves"]);
+    // Default sampling options keep every move; dedup then keeps one row per position.
+    assert_eq!(s["samples_before_dedup"], s["moves"]);
+    assert_eq!(s["samples"], s["dedup"]["unique_positions"]);
+    assert!(s["samples"].as_u64().unwrap() < s["moves"].as_u64().unwrap());
     let by_split: u64 = s["samples_by_split"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum();
     assert_eq!(by_split, s["samples"].as_u64().unwrap());
     let games = crate::util::games(&a);

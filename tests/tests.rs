@@ -1,5 +1,6 @@
 //! The single integration-test binary (ripgrep style): each module covers one topic.
 mod util;
 
+mod dedup;
 mod filter;
 mod split;

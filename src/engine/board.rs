@@ -11,6 +11,10 @@
 //! * chains as circular linked lists (`next`), every stone knowing its chain's `head`;
 //!   the head holds the chain's stone count and its **exact** number of distinct
 //!   liberties, kept exact through placements, merges and captures;
+//! * a smaller `cols`×`rows` board ([`Board::new_sized`], for test positions from other
+//!   programs' suites) lives in the top-left corner of the same array: the points outside
+//!   it hold the wall value, so play, liberties, legality and chain queries treat them as
+//!   off the board at no cost to the 19×19 hot path;
 //! * `head` is `0` (a wall cell, never a head) on empty points and walls, so
 //!   "is this point next to chain `h`" is four comparisons;
 //! * a simple-ko point, prisoners per colour, stone counts and a 64-bit zobrist hash of
@@ -201,7 +205,8 @@ impl Color {
 /// Why a move is illegal. [`Illegal::as_str`] gives the stable `snake_case` reason.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Illegal {
-    /// The point is not on the 19×19 board (only reachable by building a [`Point`] by hand).
+    /// The point is not on the board (off 19×19 only by building a [`Point`] by hand, or
+    /// outside a [`Board::new_sized`] area).
     OffBoard,
     /// The point already holds a stone.
     Occupied,
@@ -236,7 +241,7 @@ impl std::error::Error for Illegal {}
 /// Why [`Board::set_stone`] refused its arguments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SetupError {
-    /// The point is not on the 19×19 board.
+    /// The point is not on the board (19×19, or a [`Board::new_sized`] area).
     OffBoard,
     /// The cell value is not `0`, `1` or `2`.
     BadValue(u8),
@@ -245,7 +250,7 @@ pub enum SetupError {
 impl fmt::Display for SetupError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SetupError::OffBoard => f.write_str("point off the 19x19 board"),
+            SetupError::OffBoard => f.write_str("point off the board"),
             SetupError::BadValue(v) => write!(f, "bad cell value {v} (expected 0, 1 or 2)"),
         }
     }
@@ -304,6 +309,10 @@ pub struct Board {
     count: [u32; 4],
     /// XOR of the zobrist keys of all stones.
     hash: u64,
+    /// Width of the playing area (`19` except for [`Board::new_sized`]).
+    cols: u8,
+    /// Height of the playing area (`19` except for [`Board::new_sized`]).
+    rows: u8,
 }
 
 impl Default for Board {
@@ -346,14 +355,65 @@ impl Board {
             prisoners: [0; 4],
             count: [0; 4],
             hash: 0,
+            cols: N as u8,
+            rows: N as u8,
         }
+    }
+
+    /// An empty board of `cols` columns by `rows` rows (each clamped to `1..=19`), in the
+    /// top-left corner of the 19×19 array: points with `col >= cols` or `row >= rows` are
+    /// walls. They are off the board for every query: [`Board::get`] reads `0` there,
+    /// [`Board::play`], [`Board::is_legal`] and [`Board::set_stone`] answer
+    /// [`Illegal::OffBoard`] / [`SetupError::OffBoard`], they are never liberties, and
+    /// [`Board::cells`] writes `0` for them. Coordinates keep their meaning (row 0 is the
+    /// top edge, column 0 the left edge). The hash does not include the size. For test
+    /// positions from other programs' suites (9×9 ladder problems and the like);
+    /// `Board::new_sized(19, 19)` equals [`Board::new`].
+    pub fn new_sized(cols: usize, rows: usize) -> Board {
+        let cols = cols.clamp(1, N);
+        let rows = rows.clamp(1, N);
+        let mut b = Board::new();
+        for row in 0..N {
+            for col in 0..N {
+                if row >= rows || col >= cols {
+                    b.color[loc_at(row, col)] = WALL;
+                }
+            }
+        }
+        b.cols = cols as u8;
+        b.rows = rows as u8;
+        b
+    }
+
+    /// `(cols, rows)` of the playing area: `(19, 19)` except for [`Board::new_sized`].
+    #[inline]
+    pub fn size(&self) -> (usize, usize) {
+        (self.cols as usize, self.rows as usize)
+    }
+
+    /// Whether `p` is a point of the playing area (see [`Board::new_sized`]).
+    #[inline]
+    pub fn is_on_board(&self, p: Point) -> bool {
+        p.row < self.rows && p.col < self.cols
+    }
+
+    /// Whether the padded location `loc` is a wall of this board (the border, or a point
+    /// outside a [`Board::new_sized`] area).
+    fn is_wall_here(&self, loc: usize) -> bool {
+        is_wall(loc)
+            || (loc / STRIDE - TOP) >= self.rows as usize
+            || (loc % STRIDE - 1) >= self.cols as usize
     }
 
     /// Cell value at `p`: `0` empty, `1` black, `2` white (`0` for a point off the board).
     #[inline]
     pub fn get(&self, p: Point) -> u8 {
         match loc_of(p) {
-            Some(loc) => self.color[loc],
+            // A wall inside the array only exists on a `new_sized` board.
+            Some(loc) => match self.color[loc] {
+                WALL => EMPTY,
+                c => c,
+            },
             None => EMPTY,
         }
     }
@@ -365,11 +425,18 @@ impl Board {
     }
 
     /// All 361 cells, row-major from the top-left (`index = row * 19 + col`):
-    /// `0` empty, `1` black, `2` white.
+    /// `0` empty, `1` black, `2` white (`0` outside a [`Board::new_sized`] area).
     pub fn cells(&self, out: &mut [u8; NN]) {
         for row in 0..N {
             let src = loc_at(row, 0);
             out[row * N..row * N + N].copy_from_slice(&self.color.0[src..src + N]);
+        }
+        if self.cols as usize != N || self.rows as usize != N {
+            for c in out.iter_mut() {
+                if *c == WALL {
+                    *c = EMPTY;
+                }
+            }
         }
     }
 
@@ -380,6 +447,9 @@ impl Board {
     /// point is O(chain); removing or recolouring one rebuilds the chains, O(board).
     pub fn set_stone(&mut self, p: Point, v: u8) -> Result<(), SetupError> {
         let loc = loc_of(p).ok_or(SetupError::OffBoard)?;
+        if self.color[loc] == WALL {
+            return Err(SetupError::OffBoard);
+        }
         if v > WHITE {
             return Err(SetupError::BadValue(v));
         }
@@ -547,7 +617,10 @@ impl Board {
             Move::Play(p) => p,
         };
         let loc = loc_of(p).ok_or(Illegal::OffBoard)?;
-        self.check_loc(c as u8, loc, rules)
+        match self.check_loc(c as u8, loc, rules) {
+            Err(Illegal::Occupied) if self.color[loc] == WALL => Err(Illegal::OffBoard),
+            r => r,
+        }
     }
 
     /// [`Board::is_legal`] for the on-board location `loc`.
@@ -611,7 +684,11 @@ impl Board {
         };
         let loc = loc_of(p).ok_or(Illegal::OffBoard)?;
         if self.color[loc] != EMPTY {
-            return Err(Illegal::Occupied);
+            return Err(if self.color[loc] == WALL {
+                Illegal::OffBoard
+            } else {
+                Illegal::Occupied
+            });
         }
         match self.place::<true>(c as u8, loc, rules) {
             REFUSED_KO => Err(Illegal::Ko),
@@ -1041,7 +1118,7 @@ impl Board {
         let mut hash = 0u64;
         for loc in 0..ARR {
             let c = self.color[loc];
-            if is_wall(loc) {
+            if self.is_wall_here(loc) {
                 if c != WALL {
                     return Err(format!("wall cell {loc} holds {c}"));
                 }
@@ -1156,7 +1233,7 @@ impl Board {
 
         if self.ko_loc != 0 {
             let k = self.ko_loc as usize;
-            if k >= ARR || is_wall(k) || self.color[k] != EMPTY {
+            if k >= ARR || self.is_wall_here(k) || self.color[k] != EMPTY {
                 return Err(format!("ko location {k} is not an empty point"));
             }
             if self.ko_color != BLACK && self.ko_color != WHITE {
@@ -1203,5 +1280,80 @@ impl LocSet {
                 w &= w - 1;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod sized_tests {
+    //! The `new_sized` board: points outside the area are walls for every query.
+
+    use super::*;
+
+    fn p(row: usize, col: usize) -> Point {
+        Point::new(row, col).expect("test point")
+    }
+
+    #[test]
+    fn sized_board_edges_are_walls() {
+        let rules = Rules::default();
+        let mut b = Board::new_sized(5, 4);
+        assert_eq!(b.size(), (5, 4));
+        assert!(b.is_on_board(p(3, 4)) && !b.is_on_board(p(4, 4)) && !b.is_on_board(p(3, 5)));
+        b.check_consistency().unwrap();
+        // Outside the area: off the board everywhere.
+        assert_eq!(b.get(p(0, 5)), EMPTY);
+        assert_eq!(b.color_at(p(4, 0)), None);
+        assert_eq!(
+            b.is_legal(Color::Black, Move::Play(p(0, 5)), &rules),
+            Err(Illegal::OffBoard)
+        );
+        assert_eq!(
+            b.play(Color::Black, Move::Play(p(4, 0)), &rules),
+            Err(Illegal::OffBoard)
+        );
+        assert_eq!(b.set_stone(p(4, 4), BLACK), Err(SetupError::OffBoard));
+        assert_eq!(
+            b.play_unchecked(Color::Black, Move::Play(p(6, 6))),
+            PlayInfo::default()
+        );
+        // The bottom-right corner of the area has two liberties, like a real corner.
+        b.play(Color::Black, Move::Play(p(3, 4)), &rules).unwrap();
+        assert_eq!(b.chain_liberties(p(3, 4)), 2);
+        let mut v = Vec::new();
+        b.chain_liberty_points(p(3, 4), &mut v);
+        assert_eq!(v, vec![p(2, 4), p(3, 3)]);
+        // Capture in that corner; single-stone suicide there is illegal.
+        b.play(Color::White, Move::Play(p(2, 4)), &rules).unwrap();
+        let info = b.play(Color::White, Move::Play(p(3, 3)), &rules).unwrap();
+        assert_eq!(info.captured, 1);
+        assert_eq!(
+            b.is_legal(Color::Black, Move::Play(p(3, 4)), &rules),
+            Err(Illegal::Suicide)
+        );
+        b.check_consistency().unwrap();
+        let mut cells = [9u8; NN];
+        b.cells(&mut cells);
+        assert_eq!(cells.iter().filter(|&&c| c != EMPTY).count(), 2);
+        assert_eq!(cells[4 * N + 4], EMPTY);
+        // Setup stones, removal (rebuild) keeps the walls.
+        b.set_stone(p(0, 0), BLACK).unwrap();
+        b.set_stone(p(2, 4), EMPTY).unwrap();
+        b.check_consistency().unwrap();
+        assert_eq!(b.chain_liberties(p(3, 3)), 3);
+        assert!(b.to_diagram().lines().all(|l| l.len() == N));
+    }
+
+    #[test]
+    fn sized_board_clamps_and_full_size_equals_new() {
+        assert!(Board::new_sized(19, 19) == Board::new());
+        assert_eq!(Board::new_sized(0, 40).size(), (1, 19));
+        let mut b = Board::new_sized(1, 1);
+        assert_eq!(
+            b.is_legal(Color::White, Move::Play(p(0, 0)), &Rules::default()),
+            Err(Illegal::Suicide)
+        );
+        assert_eq!(b.set_stone(p(0, 0), WHITE), Ok(()));
+        assert!(b.has_dead_chains());
+        b.check_consistency().unwrap();
     }
 }

@@ -22,7 +22,7 @@ use crate::storage::{read_table, ShardInfo, TableOptions, TableWriter};
 use crate::tables::{games_from_batch, rejects_batch, rejects_schema, GameRow, RejectRow};
 
 /// Reject reasons the split stage can give.
-pub const REASONS: &[&str] = &["illegal_setup", "occupied_point", "suicide", "ko_violation", "superko_violation", "consecutive_moves", "bad_game_row"];
+pub const REASONS: &[&str] = &["duplicate_game", "illegal_setup", "occupied_point", "suicide", "ko_violation", "superko_violation", "consecutive_moves", "bad_game_row"];
 
 /// The split stage's report (`report.json` → `"split"`).
 #[derive(Clone, Debug, Default, Serialize)]
@@ -37,8 +37,14 @@ pub struct SplitReport {
     pub rejected_by_reason: BTreeMap<String, u64>,
     /// Moves of replayed games.
     pub moves: u64,
-    /// Samples written.
+    /// Samples produced by replay and the sampling options, before dedup.
+    pub samples_before_dedup: u64,
+    /// Samples written (after dedup).
     pub samples: u64,
+    /// Games dropped because an identical game came earlier.
+    pub duplicate_games: u64,
+    /// Dedup index figures (null when dedup is off).
+    pub dedup: Option<crate::dedup::DedupStats>,
     /// Moves not written, by sampling option.
     pub dropped: BTreeMap<String, u64>,
     /// Replayed games with moves by the same colour twice in a row.
@@ -294,17 +300,57 @@ pub fn replay_game(g: &GameRow, cfg: &SplitConfig, seed: u64) -> Replayed {
     Replayed::Ok { samples: buf, samples_written, moves: n as u64, dropped: dropped.into_iter().collect(), consecutive }
 }
 
+/// Streams the games table in chunks of 256 games (bounded memory); `f` gets each
+/// chunk with the games' row numbers in the table.
+fn for_each_chunk(out: &Path, mut f: impl FnMut(&[GameRow], u64) -> anyhow::Result<()>) -> anyhow::Result<()> {
+    let mut pending: Vec<GameRow> = Vec::new();
+    let mut first = 0u64;
+    read_table(out, "games", |b| {
+        let mut rows = games_from_batch(&b)?.into_iter().peekable();
+        while rows.peek().is_some() {
+            pending.extend(rows.by_ref().take(256 - pending.len()));
+            if pending.len() >= 256 {
+                f(&pending, first)?;
+                first += pending.len() as u64;
+                pending.clear();
+            }
+        }
+        Ok(())
+    })?;
+    if !pending.is_empty() {
+        f(&pending, first)?;
+    }
+    Ok(())
+}
+
+/// Replays a chunk in parallel (sub-chunks of 32 games), keeping order.
+fn replay_chunk(games: &[GameRow], skip: &std::collections::HashSet<u64>, first: u64, sc: &SplitConfig, seed: u64, symmetry: bool) -> Vec<Option<Replayed>> {
+    games
+        .par_iter()
+        .with_min_len(8)
+        .enumerate()
+        .map(|(i, g)| {
+            if skip.contains(&(first + i as u64)) {
+                return None;
+            }
+            let mut r = replay_game(g, sc, seed);
+            if symmetry {
+                if let Replayed::Ok { samples, .. } = &mut r {
+                    samples.compute_canonical_keys();
+                }
+            }
+            Some(r)
+        })
+        .collect()
+}
+
 /// Runs the split stage on `out`'s games table.
 pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport> {
     crate::storage::clean_stale(out)?;
     let sc = &cfg.split;
-    let opts = TableOptions {
-        row_group_rows: sc.row_group_rows,
-        shard_rows: sc.shard_rows,
-        zstd_level: sc.zstd_level,
-        plain_columns: vec!["board", "position_hash"],
-    };
-    let mut writer = TableWriter::new(out, "samples", samples_schema(), opts.clone())?;
+    let seed = cfg.pipeline.seed;
+    let dedup = sc.dedup.as_str();
+    let symmetry = dedup == "symmetry";
     let mut rejects: Vec<RejectRow> = Vec::new();
     // Carry the filter stage's rejects over.
     if out.join("rejects").is_dir() {
@@ -313,101 +359,187 @@ pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport>
             Ok(())
         })?;
     }
-    let total_games: u64 = std::fs::read(out.join("manifest.json"))
-        .ok()
-        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
-        .and_then(|v| v["tables"]["games"]["rows"].as_u64())
-        .unwrap_or(0);
-    let progress = crate::progress::Progress::new("split", "games", (total_games > 0).then_some(total_games), quiet);
     let mut report = SplitReport::default();
-    let mut pending: Vec<GameRow> = Vec::new();
-    let seed = cfg.pipeline.seed;
-    let mut flush = |games: &mut Vec<GameRow>, report: &mut SplitReport, rejects: &mut Vec<RejectRow>| -> anyhow::Result<()> {
-        // Replay and build Arrow batches in parallel, in chunks of 32 games; write in order.
-        let chunks: Vec<(Vec<Replayed>, Option<arrow_array::RecordBatch>)> = games
-            .par_chunks(32)
-            .map(|chunk| {
-                let mut results: Vec<Replayed> = chunk.iter().map(|g| replay_game(g, sc, seed)).collect();
-                let mut merged = SampleBuf::default();
-                for r in results.iter_mut() {
-                    if let Replayed::Ok { samples, .. } = r {
-                        merged.append(std::mem::take(samples));
-                    }
+
+    // Duplicate games (same game_id = same setup and moves, whatever the metadata):
+    // the first in table order is kept, the others are rejected naming it.
+    let mut first_seen: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+    let mut skip: std::collections::HashSet<u64> = std::collections::HashSet::new();
+    let mut total_games = 0u64;
+    for_each_chunk(out, |games, first| {
+        for (i, g) in games.iter().enumerate() {
+            total_games += 1;
+            let here = match &g.member {
+                Some(m) => format!("{}!{} #{}", g.source_file, m, g.game_index),
+                None => format!("{} #{}", g.source_file, g.game_index),
+            };
+            match first_seen.get(&g.game_id) {
+                Some(orig) => {
+                    skip.insert(first + i as u64);
+                    report.duplicate_games += 1;
+                    *report.rejected_by_reason.entry("duplicate_game".into()).or_default() += 1;
+                    report.games_rejected += 1;
+                    report.games_in += 1;
+                    rejects.push(RejectRow {
+                        stage: "split".into(),
+                        source: g.source.clone(),
+                        source_file: g.source_file.clone(),
+                        member: g.member.clone(),
+                        game_index: Some(g.game_index),
+                        byte_offset: Some(g.byte_offset),
+                        reason: "duplicate_game".into(),
+                        detail: format!("same game as {orig}"),
+                        move_number: None,
+                        game_id: Some(g.game_id.clone()),
+                    });
                 }
-                let batch = (!merged.is_empty()).then(|| merged.to_batch());
-                (results, batch)
-            })
-            .collect();
-        let mut gi = games.iter();
-        let mut batches = Vec::new();
-        for (results, batch) in chunks {
-            batches.extend(batch);
-            for r in results {
-                let g = gi.next().expect("invariant: one result per game");
-                report.games_in += 1;
-                match r {
-                    Replayed::Ok { moves, dropped, consecutive, samples_written, .. } => {
-                        report.games_replayed += 1;
-                        report.moves += moves;
-                        report.samples += samples_written;
-                        report.games_with_consecutive_moves += consecutive as u64;
-                        for (k, v) in dropped {
-                            *report.dropped.entry(k.to_string()).or_default() += v;
-                        }
-                        if samples_written > 0 {
-                            let split = assign_split(&g.game_id, seed, sc.split_ratios);
-                            *report.samples_by_split.entry(split.to_string()).or_default() += samples_written;
-                        }
-                    }
-                    Replayed::Rejected { reason, detail, move_number } => {
-                        report.games_rejected += 1;
-                        *report.rejected_by_reason.entry(reason.to_string()).or_default() += 1;
-                        rejects.push(RejectRow {
-                            stage: "split".into(),
-                            source: g.source.clone(),
-                            source_file: g.source_file.clone(),
-                            member: g.member.clone(),
-                            game_index: Some(g.game_index),
-                            byte_offset: Some(g.byte_offset),
-                            reason: reason.into(),
-                            detail,
-                            move_number,
-                            game_id: Some(g.game_id.clone()),
-                        });
-                    }
+                None => {
+                    first_seen.insert(g.game_id.clone(), here);
                 }
-            }
-        }
-        progress.add(games.len() as u64);
-        games.clear();
-        for b in &batches {
-            writer.write(b)?;
-        }
-        if std::env::var_os("KIBO_DEBUG_RSS").is_some() {
-            let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
-            let rss: u64 = statm.split_whitespace().nth(1).and_then(|x| x.parse().ok()).unwrap_or(0);
-            eprintln!("rss {} MB after {} samples, writer buffered {} MB", rss * 4096 / 1000000, report.samples, writer.buffered() / 1000000);
-        }
-        Ok(())
-    };
-    // Chunks of 256 games (~50k samples) keep memory small and bounded.
-    read_table(out, "games", |b| {
-        let mut rows = games_from_batch(&b)?.into_iter().peekable();
-        while rows.peek().is_some() {
-            pending.extend(rows.by_ref().take(256 - pending.len()));
-            if pending.len() >= 256 {
-                flush(&mut pending, &mut report, &mut rejects)?;
             }
         }
         Ok(())
     })?;
-    flush(&mut pending, &mut report, &mut rejects)?;
+    drop(first_seen);
+
+    let passes = if dedup == "off" { 1 } else { 2 };
+    let progress = crate::progress::Progress::new("split", "games", Some(total_games * passes), quiet);
+
+    // Pass 1 (dedup on): observe every sample's key, row and move; also counts and rejects.
+    let spill_dir = out.join(".tmp-dedup");
+    let mut cursor = None;
+    let mut counted = false;
+    if dedup != "off" {
+        let mut index = crate::dedup::DedupIndex::new(sc.dedup_memory_mb.saturating_mul(1 << 20), &spill_dir);
+        let mut row = 0u64;
+        for_each_chunk(out, |games, first| {
+            let results = replay_chunk(games, &skip, first, sc, seed, symmetry);
+            for (g, r) in games.iter().zip(results) {
+                let Some(r) = r else { continue };
+                if let Replayed::Ok { samples, .. } = &r {
+                    for i in 0..samples.len() {
+                        let mv = if symmetry { crate::coord::symmetry_index(samples.move_index(i), samples.symmetry(i)) } else { samples.move_index(i) };
+                        index.push(crate::dedup::Obs { key: samples.key(i), row, mv })?;
+                        row += 1;
+                    }
+                }
+                count_result(&mut report, &mut rejects, g, &r, sc, seed);
+            }
+            progress.add(games.len() as u64);
+            Ok(())
+        })?;
+        let (c, stats) = index.finish()?;
+        report.dedup = Some(stats);
+        cursor = Some(c);
+        counted = true;
+    }
+
+    // Final pass: replay again, keep the first row of each position, write shards.
+    let opts = TableOptions {
+        row_group_rows: sc.row_group_rows,
+        shard_rows: sc.shard_rows,
+        zstd_level: sc.zstd_level,
+        plain_columns: vec!["board", "position_hash"],
+    };
+    let mut writer = TableWriter::new(out, "samples", samples_schema(), opts)?;
+    let mut row = 0u64;
+    for_each_chunk(out, |games, first| {
+        let results = replay_chunk(games, &skip, first, sc, seed, symmetry);
+        let mut kept = SampleBuf::default();
+        for (g, r) in games.iter().zip(results) {
+            let Some(r) = r else { continue };
+            if !counted {
+                count_result(&mut report, &mut rejects, g, &r, sc, seed);
+            }
+            let Replayed::Ok { samples, .. } = r else { continue };
+            let filtered = match cursor.as_mut() {
+                None => samples,
+                Some(cur) => {
+                    let base = row;
+                    let mut err = None;
+                    let f = samples.keep_rows(|i| match cur.get(base + i as u64) {
+                        Ok(Some(k)) => {
+                            let s_inv = crate::coord::symmetry_inverse(samples.symmetry(i));
+                            let mut dist: Vec<(u16, u32)> = k
+                                .dist
+                                .iter()
+                                .map(|&(m, c)| (if symmetry { crate::coord::symmetry_index(m, s_inv) } else { m }, c))
+                                .collect();
+                            dist.sort_unstable();
+                            Some(crate::samples::DupInfo { count: k.count, dist })
+                        }
+                        Ok(None) => None,
+                        Err(e) => {
+                            err = Some(e);
+                            None
+                        }
+                    });
+                    if let Some(e) = err {
+                        return Err(e.into());
+                    }
+                    row += samples.len() as u64;
+                    f
+                }
+            };
+            if !filtered.is_empty() {
+                let split = assign_split(&g.game_id, seed, sc.split_ratios);
+                *report.samples_by_split.entry(split.to_string()).or_default() += filtered.len() as u64;
+                report.samples += filtered.len() as u64;
+            }
+            kept.append(filtered);
+        }
+        progress.add(games.len() as u64);
+        if !kept.is_empty() {
+            // Build the Arrow batch in parallel slices of about 8k rows.
+            writer.write(&kept.to_batch())?;
+        }
+        Ok(())
+    })?;
+    drop(cursor);
+    let _ = std::fs::remove_dir_all(&spill_dir);
     progress.finish();
     report.shards = writer.finish()?;
-    let mut rw = TableWriter::new(out, "rejects", rejects_schema(), TableOptions { row_group_rows: 16384, shard_rows: 250_000, zstd_level: sc.zstd_level, plain_columns: Vec::new() })?;
+    let mut rw = TableWriter::new(
+        out,
+        "rejects",
+        rejects_schema(),
+        TableOptions { row_group_rows: 16384, shard_rows: 250_000, zstd_level: sc.zstd_level, plain_columns: Vec::new() },
+    )?;
     if !rejects.is_empty() {
         rw.write(&rejects_batch(&rejects))?;
     }
     report.reject_shards = rw.finish()?;
     Ok(report)
+}
+
+/// Adds one game's outcome to the report (and its reject row).
+fn count_result(report: &mut SplitReport, rejects: &mut Vec<RejectRow>, g: &GameRow, r: &Replayed, _sc: &SplitConfig, _seed: u64) {
+    report.games_in += 1;
+    match r {
+        Replayed::Ok { moves, dropped, consecutive, samples_written, .. } => {
+            report.games_replayed += 1;
+            report.moves += moves;
+            report.samples_before_dedup += samples_written;
+            report.games_with_consecutive_moves += *consecutive as u64;
+            for (k, v) in dropped {
+                *report.dropped.entry(k.to_string()).or_default() += v;
+            }
+        }
+        Replayed::Rejected { reason, detail, move_number } => {
+            report.games_rejected += 1;
+            *report.rejected_by_reason.entry(reason.to_string()).or_default() += 1;
+            rejects.push(RejectRow {
+                stage: "split".into(),
+                source: g.source.clone(),
+                source_file: g.source_file.clone(),
+                member: g.member.clone(),
+                game_index: Some(g.game_index),
+                byte_offset: Some(g.byte_offset),
+                reason: reason.to_string(),
+                detail: detail.clone(),
+                move_number: *move_number,
+                game_id: Some(g.game_id.clone()),
+            });
+        }
+    }
 }

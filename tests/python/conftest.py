@@ -18,7 +18,16 @@ def kibo():
 
 @pytest.fixture(scope="session")
 def sample_out(kibo, tmp_path_factory):
-    """`kibo run` on the embedded sample (pipelines/default.toml)."""
+    """`kibo run` on the embedded sample (pipelines/default.toml: exact dedup on)."""
     out = tmp_path_factory.mktemp("sample") / "out"
     subprocess.run([kibo, "run", "--pipeline", "pipelines/default.toml", "--out", str(out), "-q"], cwd=ROOT, check=True)
+    return out
+
+
+@pytest.fixture(scope="session")
+def sample_all(kibo, tmp_path_factory):
+    """The embedded sample with dedup off: one row per move."""
+    out = tmp_path_factory.mktemp("sample_all") / "out"
+    subprocess.run([kibo, "run", "--input", "data/kombilo", "--pipeline", str(ROOT / "tests/python/nodedup.toml"),
+                    "--out", str(out), "-q"], cwd=ROOT, check=True)
     return out

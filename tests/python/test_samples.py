@@ -18,9 +18,9 @@ def game(sample_out, name):
     return lf.filter(pl.col("source").cast(pl.Utf8).str.ends_with(name)).sort("move_number").collect()
 
 
-def test_known_game_moves_and_boards(sample_out):
+def test_known_game_moves_and_boards(sample_all):
     # Gosei-Gos23-T01 (SGF q = column 16 = GTP R, no I): ;B[qd];W[dc];B[dq];W[qp];B[ce];W[dn];B[cl];W[ed];B[oq];W[ep] ...
-    df = game(sample_out, "Gosei-Gos23-T01.sgf")
+    df = game(sample_all, "Gosei-Gos23-T01.sgf")
     assert df.height == 163
     b = boards(df)
     assert b.shape == (163, 19, 19) and b.dtype == np.uint8
@@ -54,7 +54,15 @@ def test_columns_schema_and_counts(sample_out):
     report = json.load(open(f"{sample_out}/report.json"))
     assert df.height == report["split"]["samples"]
     games = pl.read_parquet(f"{sample_out}/games/*.parquet")
-    assert df.height == games["num_moves"].sum()
+    # Exact dedup: one row per distinct (board, side to move, ko point) ...
+    assert df.height == report["split"]["dedup"]["unique_positions"]
+    assert df["position_hash"].n_unique() == df.height
+    # ... and the duplicates are counted on the kept rows: they add up to every move.
+    assert df["dup_count"].sum() == games["num_moves"].sum() == report["split"]["samples_before_dedup"]
+    assert (df["move_dist_counts"].list.sum() == df["dup_count"]).all()
+    # The empty board (move 1 of every even game) is kept once, with every first move.
+    empty = df.filter(pl.col("move_number") == 1, pl.col("board") == bytes(361))
+    assert empty.height == 1 and empty["dup_count"][0] >= 35
     assert df["position_hash"].dtype == pl.Binary and df["position_hash"].bin.size().unique().to_list() == [16]
     assert set(df["split"].cast(pl.Utf8).unique()) <= {"train", "val", "test"}
     # Every game's samples sit on one side of the split.

@@ -1,0 +1,350 @@
+/*!
+Global, deterministic position dedup with bounded memory.
+
+The split stage replays the corpus twice. Pass 1 feeds every sample's
+`(key, row, move)` to a [`DedupIndex`], where `key` is the 16-byte dedup key
+(`position_hash`, or the canonical-symmetry hash), `row` the sample's number in
+canonical order (games-table order, then move number), and `move` the move played
+(mapped into the canonical frame in symmetry mode). [`DedupIndex::finish`] groups
+observations by key: the **first row** of each group is kept and carries the group's
+size (`dup_count`) and its move distribution (move → count). Pass 2 replays again and
+asks a [`KeptCursor`], in increasing row order, which rows are kept.
+
+Memory: observations are buffered in memory (26 bytes each) up to a limit. Past it,
+they spill to 256 bucket files by the key's first byte; each bucket is then sorted and
+aggregated alone, and the kept rows are written to row-range chunk files that pass 2
+reads one at a time. The in-memory and spilled paths run the same aggregation on the
+same sorted groups, so their results are identical (a test checks this).
+*/
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// One observation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Obs {
+    /// Dedup key.
+    pub key: [u8; 16],
+    /// Row number in canonical order.
+    pub row: u64,
+    /// Move played (canonical frame), 361 = pass.
+    pub mv: u16,
+}
+
+const OBS_BYTES: usize = 26;
+
+impl Obs {
+    fn write(&self, w: &mut impl Write) -> std::io::Result<()> {
+        w.write_all(&self.key)?;
+        w.write_all(&self.row.to_le_bytes())?;
+        w.write_all(&self.mv.to_le_bytes())
+    }
+    fn read(b: &[u8]) -> Obs {
+        let mut key = [0u8; 16];
+        key.copy_from_slice(&b[..16]);
+        Obs {
+            key,
+            row: u64::from_le_bytes(b[16..24].try_into().expect("invariant: 8 bytes")),
+            mv: u16::from_le_bytes(b[24..26].try_into().expect("invariant: 2 bytes")),
+        }
+    }
+}
+
+/// What a kept row carries.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Kept {
+    /// Row number of the kept sample.
+    pub row: u64,
+    /// How many samples share the position (≥ 1).
+    pub count: u32,
+    /// Moves played from the position, sorted by move index, with counts (canonical frame).
+    pub dist: Vec<(u16, u32)>,
+}
+
+impl Kept {
+    fn write(&self, w: &mut impl Write) -> std::io::Result<()> {
+        w.write_all(&self.row.to_le_bytes())?;
+        w.write_all(&self.count.to_le_bytes())?;
+        w.write_all(&(self.dist.len() as u32).to_le_bytes())?;
+        for (m, c) in &self.dist {
+            w.write_all(&m.to_le_bytes())?;
+            w.write_all(&c.to_le_bytes())?;
+        }
+        Ok(())
+    }
+    fn read_all(bytes: &[u8]) -> Vec<Kept> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i + 16 <= bytes.len() {
+            let row = u64::from_le_bytes(bytes[i..i + 8].try_into().expect("invariant"));
+            let count = u32::from_le_bytes(bytes[i + 8..i + 12].try_into().expect("invariant"));
+            let n = u32::from_le_bytes(bytes[i + 12..i + 16].try_into().expect("invariant")) as usize;
+            i += 16;
+            let mut dist = Vec::with_capacity(n);
+            for _ in 0..n {
+                let m = u16::from_le_bytes(bytes[i..i + 2].try_into().expect("invariant"));
+                let c = u32::from_le_bytes(bytes[i + 2..i + 6].try_into().expect("invariant"));
+                dist.push((m, c));
+                i += 6;
+            }
+            out.push(Kept { row, count, dist });
+        }
+        out
+    }
+}
+
+/// Figures for the report.
+#[derive(Clone, Debug, Default, serde::Serialize, PartialEq)]
+pub struct DedupStats {
+    /// Observations (samples before dedup).
+    pub observations: u64,
+    /// Unique positions (= rows kept).
+    pub unique_positions: u64,
+    /// True when the index spilled to disk.
+    pub spilled: bool,
+    /// Bytes written to spill files (observations + kept rows).
+    pub spill_bytes: u64,
+    /// Largest in-memory buffer, in bytes.
+    pub peak_memory_bytes: u64,
+    /// Index bytes per unique position: (peak memory + spill bytes) / unique positions.
+    pub bytes_per_unique_position: f64,
+}
+
+/// Collects observations (pass 1).
+pub struct DedupIndex {
+    limit_obs: usize,
+    buf: Vec<Obs>,
+    dir: PathBuf,
+    buckets: Vec<BufWriter<File>>,
+    stats: DedupStats,
+    max_row: u64,
+}
+
+/// Groups sorted observations and returns one `Kept` per key.
+fn aggregate(sorted: &[Obs], out: &mut Vec<Kept>) {
+    let mut i = 0;
+    let mut moves: Vec<u16> = Vec::new();
+    while i < sorted.len() {
+        let mut j = i + 1;
+        while j < sorted.len() && sorted[j].key == sorted[i].key {
+            j += 1;
+        }
+        moves.clear();
+        moves.extend(sorted[i..j].iter().map(|o| o.mv));
+        moves.sort_unstable();
+        let mut dist: Vec<(u16, u32)> = Vec::new();
+        for &m in &moves {
+            match dist.last_mut() {
+                Some((lm, c)) if *lm == m => *c += 1,
+                _ => dist.push((m, 1)),
+            }
+        }
+        out.push(Kept { row: sorted[i].row, count: (j - i) as u32, dist });
+        i = j;
+    }
+}
+
+impl DedupIndex {
+    /// An index that keeps at most `memory_limit` bytes of observations in memory and
+    /// spills into `dir` (created on demand) beyond that.
+    pub fn new(memory_limit: usize, dir: &Path) -> DedupIndex {
+        DedupIndex {
+            limit_obs: (memory_limit / std::mem::size_of::<Obs>()).max(16),
+            buf: Vec::new(),
+            dir: dir.to_path_buf(),
+            buckets: Vec::new(),
+            stats: DedupStats::default(),
+            max_row: 0,
+        }
+    }
+
+    /// Adds one observation. Rows must be pushed in increasing order.
+    pub fn push(&mut self, o: Obs) -> std::io::Result<()> {
+        self.stats.observations += 1;
+        self.max_row = self.max_row.max(o.row + 1);
+        self.buf.push(o);
+        self.stats.peak_memory_bytes = self.stats.peak_memory_bytes.max((self.buf.capacity() * std::mem::size_of::<Obs>()) as u64);
+        if self.buf.len() >= self.limit_obs {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
+    fn spill(&mut self) -> std::io::Result<()> {
+        if self.buckets.is_empty() {
+            std::fs::create_dir_all(&self.dir)?;
+            for b in 0..256 {
+                self.buckets.push(BufWriter::new(File::create(self.dir.join(format!("obs-{b:03}.bin")))?));
+            }
+            self.stats.spilled = true;
+        }
+        for o in self.buf.drain(..) {
+            o.write(&mut self.buckets[o.key[0] as usize])?;
+            self.stats.spill_bytes += OBS_BYTES as u64;
+        }
+        Ok(())
+    }
+
+    /// Aggregates everything and returns the cursor for pass 2.
+    pub fn finish(mut self) -> std::io::Result<(KeptCursor, DedupStats)> {
+        if !self.stats.spilled {
+            self.buf.sort_unstable();
+            let mut kept = Vec::new();
+            aggregate(&self.buf, &mut kept);
+            kept.sort_unstable_by_key(|k| k.row);
+            self.stats.unique_positions = kept.len() as u64;
+            self.finish_stats();
+            return Ok((KeptCursor { chunks: Vec::new(), chunk_rows: u64::MAX, current: kept.into_iter().peekable(), loaded: 0, dir: None }, self.stats));
+        }
+        self.spill()?;
+        for w in self.buckets.drain(..) {
+            w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        }
+        // Kept rows go to row-range chunks sized to the memory limit.
+        let total = self.max_row.max(1);
+        let n_chunks = ((self.stats.observations * 24) / (self.limit_obs as u64 * OBS_BYTES as u64) + 1).min(4096);
+        let chunk_rows = total.div_ceil(n_chunks);
+        let mut chunk_files: Vec<BufWriter<File>> = Vec::new();
+        let mut chunk_paths = Vec::new();
+        for c in 0..n_chunks {
+            let p = self.dir.join(format!("kept-{c:04}.bin"));
+            chunk_files.push(BufWriter::new(File::create(&p)?));
+            chunk_paths.push(p);
+        }
+        let mut kept = Vec::new();
+        for b in 0..256 {
+            let p = self.dir.join(format!("obs-{b:03}.bin"));
+            let mut bytes = Vec::new();
+            BufReader::new(File::open(&p)?).read_to_end(&mut bytes)?;
+            std::fs::remove_file(&p)?;
+            let mut obs: Vec<Obs> = bytes.chunks_exact(OBS_BYTES).map(Obs::read).collect();
+            self.stats.peak_memory_bytes = self.stats.peak_memory_bytes.max((bytes.len() + obs.len() * std::mem::size_of::<Obs>()) as u64);
+            drop(bytes);
+            obs.sort_unstable();
+            kept.clear();
+            aggregate(&obs, &mut kept);
+            self.stats.unique_positions += kept.len() as u64;
+            for k in &kept {
+                let w = &mut chunk_files[(k.row / chunk_rows) as usize];
+                k.write(w)?;
+                self.stats.spill_bytes += 16 + 6 * k.dist.len() as u64;
+            }
+        }
+        for w in chunk_files {
+            w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        }
+        self.finish_stats();
+        Ok((
+            KeptCursor { chunks: chunk_paths, chunk_rows, current: Vec::new().into_iter().peekable(), loaded: 0, dir: Some(self.dir.clone()) },
+            self.stats,
+        ))
+    }
+
+    fn finish_stats(&mut self) {
+        let u = self.stats.unique_positions.max(1) as f64;
+        self.stats.bytes_per_unique_position = (self.stats.peak_memory_bytes + self.stats.spill_bytes) as f64 / u;
+    }
+}
+
+/// Answers "is row r kept, and with what?" for increasing r (pass 2).
+pub struct KeptCursor {
+    chunks: Vec<PathBuf>,
+    chunk_rows: u64,
+    current: std::iter::Peekable<std::vec::IntoIter<Kept>>,
+    loaded: usize,
+    dir: Option<PathBuf>,
+}
+
+impl KeptCursor {
+    /// The kept record for `row`, if that row is kept. Call with increasing rows.
+    pub fn get(&mut self, row: u64) -> std::io::Result<Option<Kept>> {
+        if !self.chunks.is_empty() {
+            let want = (row / self.chunk_rows) as usize + 1;
+            while self.loaded < want && self.loaded < self.chunks.len() {
+                let mut bytes = Vec::new();
+                File::open(&self.chunks[self.loaded])?.read_to_end(&mut bytes)?;
+                let mut v = Kept::read_all(&bytes);
+                v.sort_unstable_by_key(|k| k.row);
+                self.current = v.into_iter().peekable();
+                self.loaded += 1;
+            }
+        }
+        while let Some(k) = self.current.peek() {
+            if k.row < row {
+                self.current.next();
+            } else {
+                break;
+            }
+        }
+        match self.current.peek() {
+            Some(k) if k.row == row => Ok(self.current.next()),
+            _ => Ok(None),
+        }
+    }
+}
+
+impl Drop for KeptCursor {
+    fn drop(&mut self) {
+        if let Some(d) = &self.dir {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn obs(n: u64, seed: u64) -> Vec<Obs> {
+        let mut x = seed;
+        (0..n)
+            .map(|row| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let mut key = [0u8; 16];
+                // Few distinct keys so groups are large, with varied first bytes.
+                key[0] = (x % 251) as u8;
+                key[1] = (x % 7) as u8;
+                Obs { key, row, mv: (x % 5) as u16 }
+            })
+            .collect()
+    }
+
+    fn run(limit: usize, all: &[Obs]) -> (Vec<Kept>, DedupStats) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut idx = DedupIndex::new(limit, &dir.path().join("spill"));
+        for o in all {
+            idx.push(*o).unwrap();
+        }
+        let (mut cur, stats) = idx.finish().unwrap();
+        let mut kept = Vec::new();
+        for r in 0..all.len() as u64 {
+            if let Some(k) = cur.get(r).unwrap() {
+                kept.push(k);
+            }
+        }
+        (kept, stats)
+    }
+
+    #[test]
+    fn spill_path_equals_memory_path() {
+        let all = obs(20_000, 7);
+        let (mem, s1) = run(64 << 20, &all);
+        let (disk, s2) = run(4096, &all);
+        assert!(!s1.spilled && s2.spilled);
+        assert_eq!(mem, disk);
+        assert_eq!(s1.unique_positions, s2.unique_positions);
+        // Every key's first row is kept, counts add up to the observations.
+        assert_eq!(mem.iter().map(|k| k.count as u64).sum::<u64>(), 20_000);
+        assert_eq!(mem.iter().map(|k| k.dist.iter().map(|d| d.1).sum::<u32>()).collect::<Vec<_>>(), mem.iter().map(|k| k.count).collect::<Vec<_>>());
+        let mut first = std::collections::HashMap::new();
+        for o in &all {
+            first.entry(o.key).or_insert(o.row);
+        }
+        let mut rows: Vec<u64> = first.values().copied().collect();
+        rows.sort();
+        assert_eq!(mem.iter().map(|k| k.row).collect::<Vec<_>>(), rows);
+    }
+}

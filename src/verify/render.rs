@@ -1,0 +1,537 @@
+//! The picture of a sample, as PNG and as SVG, drawn from one list of shapes so that
+//! both show exactly the same thing.
+//!
+//! Layout (pixels; the SVG's user units are the same):
+//!
+//! * the board square is [`IMAGE_WIDTH`] wide; intersection `(row, col)` has its centre in
+//!   the pixel [`point_pixel`] returns (`x = 48 + 32·col`, `y = 48 + 32·row`, row 0 at the top);
+//! * column letters (`A`–`T` without `I`) above and below the grid, row numbers on both
+//!   sides (`19` at the top), right-aligned so the units digits line up;
+//! * under the board, a caption of four lines: a stone swatch and "Black to play · move
+//!   N · sample K"; the answer (red) or "answer: hidden"; previous move and ko point; source.
+//!
+//! Markers: previous move = small ring on its stone (light on black, dark on white); ko
+//! point = open square; the move played (when shown) = red ring with a red centre dot;
+//! a pass is shown in the caption only ("answer: pass (SGF B[])").
+//!
+//! Text in the PNG is drawn with the embedded DejaVu Sans Mono (`assets/fonts/`), glyphs
+//! placed on whole pixels. The SVG names that font first and falls back to monospace.
+
+use super::*;
+use ab_glyph::{Font, FontRef, Glyph, PxScale, ScaleFont};
+use tiny_skia::{FillRule, LineCap, Paint, PathBuilder, Pixmap, Rect, Stroke, Transform};
+
+static FONT_BYTES: &[u8] = include_bytes!("../../assets/fonts/DejaVuSansMono.ttf");
+
+/// Distance between two lines of the grid.
+pub(crate) const CELL: u32 = 32;
+/// Distance from the image edge to the outer grid lines.
+pub(crate) const MARGIN: u32 = 48;
+const BOARD_PX: u32 = 2 * MARGIN + (N as u32 - 1) * CELL;
+const CAPTION_LINE: u32 = 22;
+const CAPTION_LINES: u32 = 4;
+/// Width of the picture in pixels.
+pub const IMAGE_WIDTH: u32 = BOARD_PX;
+/// Height of the picture in pixels (board square plus caption).
+pub const IMAGE_HEIGHT: u32 = BOARD_PX + CAPTION_LINES * CAPTION_LINE + 14;
+
+/// Font size of labels and caption, in pixels per em.
+pub(crate) const TEXT_SIZE: f32 = 15.0;
+const STONE_R: f32 = CELL as f32 * 0.48;
+const PREV_R: f32 = CELL as f32 * 0.25;
+const ANSWER_R: f32 = CELL as f32 * 0.40;
+const ANSWER_DOT_R: f32 = CELL as f32 * 0.14;
+const KO_HALF: f32 = CELL as f32 * 0.25;
+pub(crate) const PICK_R: f32 = CELL as f32 * 0.28;
+
+/// An sRGB colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Rgb(pub u8, pub u8, pub u8);
+
+impl Rgb {
+    fn hex(self) -> String {
+        format!("#{:02x}{:02x}{:02x}", self.0, self.1, self.2)
+    }
+}
+
+pub(crate) const WOOD: Rgb = Rgb(222, 184, 108);
+pub(crate) const GRID: Rgb = Rgb(60, 42, 20);
+const LABEL: Rgb = Rgb(50, 35, 15);
+pub(crate) const BLACK_STONE: Rgb = Rgb(22, 22, 22);
+const BLACK_EDGE: Rgb = Rgb(0, 0, 0);
+pub(crate) const WHITE_STONE: Rgb = Rgb(246, 246, 240);
+const WHITE_EDGE: Rgb = Rgb(70, 70, 70);
+pub(crate) const ANSWER: Rgb = Rgb(220, 20, 20);
+pub(crate) const PICK: Rgb = Rgb(25, 100, 255);
+pub(crate) const PREV_ON_BLACK: Rgb = Rgb(235, 235, 235);
+pub(crate) const PREV_ON_WHITE: Rgb = Rgb(25, 25, 25);
+pub(crate) const KO: Rgb = Rgb(25, 25, 25);
+const CAPTION_BG: Rgb = Rgb(250, 247, 240);
+const CAPTION_TEXT: Rgb = Rgb(30, 30, 30);
+const MUTED: Rgb = Rgb(110, 110, 110);
+
+/// Pixel whose centre is the centre of intersection `p`, as `(x, y)` from the top-left
+/// of the picture (PNG and SVG alike). Row 0 (GTP row 19) is at the top, column 0
+/// (GTP column `A`) at the left.
+pub fn point_pixel(p: Point) -> (u32, u32) {
+    (MARGIN + p.col as u32 * CELL, MARGIN + p.row as u32 * CELL)
+}
+
+/// Centre of an intersection in drawing coordinates (the middle of its pixel).
+pub(crate) fn centre(p: Point) -> (f32, f32) {
+    let (x, y) = point_pixel(p);
+    (x as f32 + 0.5, y as f32 + 0.5)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Anchor {
+    Start,
+    Middle,
+    End,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum Shape {
+    Rect {
+        x: f32,
+        y: f32,
+        w: f32,
+        h: f32,
+        fill: Option<Rgb>,
+        stroke: Option<(Rgb, f32)>,
+    },
+    Line {
+        x1: f32,
+        y1: f32,
+        x2: f32,
+        y2: f32,
+        color: Rgb,
+        width: f32,
+    },
+    Circle {
+        cx: f32,
+        cy: f32,
+        r: f32,
+        fill: Option<Rgb>,
+        stroke: Option<(Rgb, f32)>,
+    },
+    /// `y` is the baseline.
+    Text {
+        x: f32,
+        y: f32,
+        anchor: Anchor,
+        color: Rgb,
+        text: String,
+    },
+}
+
+fn font() -> FontRef<'static> {
+    FontRef::try_from_slice(FONT_BYTES).expect("embedded DejaVu Sans Mono parses")
+}
+
+fn px_scale(font: &FontRef<'_>, size: f32) -> PxScale {
+    let upem = font.units_per_em().unwrap_or(2048.0);
+    PxScale::from(size * font.height_unscaled() / upem)
+}
+
+/// Whole-pixel advance of one character at [`TEXT_SIZE`] (the font is monospaced).
+pub(crate) fn char_advance() -> f32 {
+    let f = font();
+    let sf = f.as_scaled(px_scale(&f, TEXT_SIZE));
+    sf.h_advance(f.glyph_id('0')).round()
+}
+
+/// Height of capital letters and digits above the baseline at [`TEXT_SIZE`], in pixels.
+fn cap_height() -> f32 {
+    // DejaVu Sans Mono: 1493 units of 2048.
+    TEXT_SIZE * 1493.0 / 2048.0
+}
+
+/// Shortens `text` to at most `max` characters by putting `…` in its middle.
+fn fit(text: &str, max: usize) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= max || max < 5 {
+        return text.to_string();
+    }
+    let keep = max - 1;
+    let head = keep / 3;
+    let tail = keep - head;
+    let mut out: String = chars[..head].iter().collect();
+    out.push('…');
+    out.extend(&chars[chars.len() - tail..]);
+    out
+}
+
+/// Where the labels go: `(x, baseline, anchor, text)`. Column letters centred above and
+/// below the grid; row numbers right-aligned left of the grid and at the right edge.
+pub(crate) fn labels() -> Vec<(f32, f32, Anchor, String)> {
+    let mut out = Vec::new();
+    let half_cap = (cap_height() / 2.0).round();
+    let top = MARGIN as f32 - CELL as f32 * 0.5 - 12.0;
+    let bottom = (MARGIN + (N as u32 - 1) * CELL) as f32 + CELL as f32 * 0.5 + 12.0;
+    for col in 0..N {
+        let (x, _) = centre(Point::new(0, col).expect("on board"));
+        let text = text::col_label(col);
+        out.push((x, top + half_cap, Anchor::Middle, text.clone()));
+        out.push((x, bottom + half_cap, Anchor::Middle, text));
+    }
+    let left_edge = MARGIN as f32 - CELL as f32 * 0.5 - 8.0;
+    let right_edge = IMAGE_WIDTH as f32 - 6.0;
+    for row in 0..N {
+        let (_, y) = centre(Point::new(row, 0).expect("on board"));
+        let text = text::row_label(row);
+        out.push((left_edge, y + half_cap, Anchor::End, text.clone()));
+        out.push((right_edge, y + half_cap, Anchor::End, text));
+    }
+    out
+}
+
+/// The picture as a list of shapes, back to front.
+pub(crate) fn scene(s: &VerifySample, show_answer: bool) -> Vec<Shape> {
+    let mut shapes = Vec::new();
+    let w = IMAGE_WIDTH as f32;
+    shapes.push(Shape::Rect { x: 0.0, y: 0.0, w, h: BOARD_PX as f32, fill: Some(WOOD), stroke: None });
+    shapes.push(Shape::Rect {
+        x: 0.0,
+        y: BOARD_PX as f32,
+        w,
+        h: (IMAGE_HEIGHT - BOARD_PX) as f32,
+        fill: Some(CAPTION_BG),
+        stroke: None,
+    });
+
+    // Grid: 19 horizontal and 19 vertical lines, the outer ones thicker.
+    let first = centre(Point::new(0, 0).expect("on board"));
+    let last = centre(Point::new(N - 1, N - 1).expect("on board"));
+    for i in 0..N {
+        let width = if i == 0 || i == N - 1 { 2.0 } else { 1.0 };
+        let (x, y) = centre(Point::new(i, i).expect("on board"));
+        shapes.push(Shape::Line { x1: first.0, y1: y, x2: last.0, y2: y, color: GRID, width });
+        shapes.push(Shape::Line { x1: x, y1: first.1, x2: x, y2: last.1, color: GRID, width });
+    }
+    for i in 0..NN as u16 {
+        let p = Point::from_index(i).expect("on board");
+        if is_star_point(p) {
+            let (cx, cy) = centre(p);
+            shapes.push(Shape::Circle { cx, cy, r: 3.5, fill: Some(GRID), stroke: None });
+        }
+    }
+    for (x, y, anchor, text) in labels() {
+        shapes.push(Shape::Text { x, y, anchor, color: LABEL, text });
+    }
+
+    if let Some(k) = s.ko_point {
+        let (cx, cy) = centre(k);
+        shapes.push(Shape::Rect {
+            x: cx - KO_HALF,
+            y: cy - KO_HALF,
+            w: 2.0 * KO_HALF,
+            h: 2.0 * KO_HALF,
+            fill: None,
+            stroke: Some((KO, 2.0)),
+        });
+    }
+
+    for i in 0..NN as u16 {
+        let p = Point::from_index(i).expect("on board");
+        let (cx, cy) = centre(p);
+        match s.board[i as usize] {
+            1 => shapes.push(Shape::Circle {
+                cx,
+                cy,
+                r: STONE_R,
+                fill: Some(BLACK_STONE),
+                stroke: Some((BLACK_EDGE, 1.0)),
+            }),
+            2 => shapes.push(Shape::Circle {
+                cx,
+                cy,
+                r: STONE_R,
+                fill: Some(WHITE_STONE),
+                stroke: Some((WHITE_EDGE, 1.0)),
+            }),
+            _ => {}
+        }
+    }
+
+    if let Some(Move::Play(p)) = s.prev_move {
+        let (cx, cy) = centre(p);
+        let color = if stone_at(s, p) == 1 { PREV_ON_BLACK } else { PREV_ON_WHITE };
+        shapes.push(Shape::Circle { cx, cy, r: PREV_R, fill: None, stroke: Some((color, 2.0)) });
+    }
+
+    if show_answer {
+        if let Move::Play(p) = s.mv {
+            let (cx, cy) = centre(p);
+            shapes.push(Shape::Circle { cx, cy, r: ANSWER_R, fill: None, stroke: Some((ANSWER, 3.5)) });
+            shapes.push(Shape::Circle { cx, cy, r: ANSWER_DOT_R, fill: Some(ANSWER), stroke: None });
+        }
+    }
+
+    // Caption.
+    let adv = char_advance();
+    let left = 16.0;
+    let max_chars = ((w - 2.0 * left) / adv).floor() as usize;
+    let base = |line: u32| (BOARD_PX + 24 + line * CAPTION_LINE) as f32;
+    let (sw_fill, sw_edge) = if is_white(s.to_play) { (WHITE_STONE, WHITE_EDGE) } else { (BLACK_STONE, BLACK_EDGE) };
+    shapes.push(Shape::Circle {
+        cx: left + 8.0,
+        cy: base(0) - (cap_height() / 2.0).round(),
+        r: 8.5,
+        fill: Some(sw_fill),
+        stroke: Some((sw_edge, 1.0)),
+    });
+    let line0 = format!("{} · move {} · sample {}", side_line(s), s.move_number, s.id);
+    shapes.push(Shape::Text {
+        x: left + 24.0,
+        y: base(0),
+        anchor: Anchor::Start,
+        color: CAPTION_TEXT,
+        text: fit(&line0, max_chars.saturating_sub(3)),
+    });
+    let (line1, color1) = if show_answer {
+        let mut t = answer_line(s);
+        if !s.tags.is_empty() {
+            let _ = write!(t, " · tags: {}", s.tags.join(", "));
+        }
+        (t, ANSWER)
+    } else {
+        ("answer: hidden".to_string(), MUTED)
+    };
+    shapes.push(Shape::Text {
+        x: left,
+        y: base(1),
+        anchor: Anchor::Start,
+        color: color1,
+        text: fit(&line1, max_chars),
+    });
+    let line2 = format!("{} · {}", previous_line(s), ko_line(s));
+    shapes.push(Shape::Text {
+        x: left,
+        y: base(2),
+        anchor: Anchor::Start,
+        color: CAPTION_TEXT,
+        text: fit(&line2, max_chars),
+    });
+    shapes.push(Shape::Text {
+        x: left,
+        y: base(3),
+        anchor: Anchor::Start,
+        color: MUTED,
+        text: fit(&source_line(s), max_chars),
+    });
+    shapes
+}
+
+// ---------------------------------------------------------------------------
+// SVG
+
+fn num(v: f32) -> String {
+    let s = format!("{v:.2}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".to_string()
+    } else {
+        s.to_string()
+    }
+}
+
+fn paint_attrs(fill: Option<Rgb>, stroke: Option<(Rgb, f32)>) -> String {
+    let mut a = match fill {
+        Some(c) => format!(" fill=\"{}\"", c.hex()),
+        None => " fill=\"none\"".to_string(),
+    };
+    if let Some((c, w)) = stroke {
+        let _ = write!(a, " stroke=\"{}\" stroke-width=\"{}\"", c.hex(), num(w));
+    }
+    a
+}
+
+/// The picture as SVG. `standalone` adds the `xmlns` attribute (a file of its own);
+/// without it the markup is meant for inline use in HTML and also carries a hidden
+/// `<g class="pick">` marker that the review page moves to the reviewer's click.
+pub(crate) fn svg_markup(s: &VerifySample, show_answer: bool, standalone: bool) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "<svg{} class=\"board\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" \
+         font-family=\"'DejaVu Sans Mono', 'Bitstream Vera Sans Mono', Menlo, Consolas, monospace\" \
+         font-size=\"{fs}\">",
+        if standalone { " xmlns=\"http://www.w3.org/2000/svg\"" } else { "" },
+        w = IMAGE_WIDTH,
+        h = IMAGE_HEIGHT,
+        fs = num(TEXT_SIZE),
+    );
+    let _ = writeln!(
+        out,
+        "<title>{}</title>",
+        xml_escape(&format!("Sample {}: {}, move {}", s.id, side_line(s), s.move_number))
+    );
+    for shape in scene(s, show_answer) {
+        match shape {
+            Shape::Rect { x, y, w, h, fill, stroke } => {
+                let _ = writeln!(
+                    out,
+                    "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"{}/>",
+                    num(x),
+                    num(y),
+                    num(w),
+                    num(h),
+                    paint_attrs(fill, stroke)
+                );
+            }
+            Shape::Line { x1, y1, x2, y2, color, width } => {
+                let _ = writeln!(
+                    out,
+                    "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"{}\" stroke-linecap=\"square\"/>",
+                    num(x1),
+                    num(y1),
+                    num(x2),
+                    num(y2),
+                    color.hex(),
+                    num(width)
+                );
+            }
+            Shape::Circle { cx, cy, r, fill, stroke } => {
+                let _ = writeln!(
+                    out,
+                    "<circle cx=\"{}\" cy=\"{}\" r=\"{}\"{}/>",
+                    num(cx),
+                    num(cy),
+                    num(r),
+                    paint_attrs(fill, stroke)
+                );
+            }
+            Shape::Text { x, y, anchor, color, text } => {
+                let anchor = match anchor {
+                    Anchor::Start => "start",
+                    Anchor::Middle => "middle",
+                    Anchor::End => "end",
+                };
+                let _ = writeln!(
+                    out,
+                    "<text x=\"{}\" y=\"{}\" text-anchor=\"{anchor}\" fill=\"{}\" xml:space=\"preserve\">{}</text>",
+                    num(x),
+                    num(y),
+                    color.hex(),
+                    xml_escape(&text)
+                );
+            }
+        }
+    }
+    if !standalone {
+        let _ = writeln!(
+            out,
+            "<g class=\"pick\" visibility=\"hidden\" pointer-events=\"none\">\
+             <circle cx=\"0\" cy=\"0\" r=\"{}\" fill=\"none\" stroke=\"{c}\" stroke-width=\"3\"/>\
+             <circle cx=\"0\" cy=\"0\" r=\"3\" fill=\"{c}\"/></g>",
+            num(PICK_R),
+            c = PICK.hex()
+        );
+    }
+    out.push_str("</svg>\n");
+    out
+}
+
+/// The picture as a standalone SVG document (same layout and pixel geometry as the PNG).
+pub fn render_svg(s: &VerifySample, show_answer: bool) -> String {
+    svg_markup(s, show_answer, true)
+}
+
+// ---------------------------------------------------------------------------
+// PNG
+
+fn paint(c: Rgb) -> Paint<'static> {
+    let mut p = Paint::default();
+    p.set_color_rgba8(c.0, c.1, c.2, 255);
+    p.anti_alias = true;
+    p
+}
+
+fn stroke(width: f32) -> Stroke {
+    Stroke { width, line_cap: LineCap::Square, ..Stroke::default() }
+}
+
+/// Draws `text` with its baseline at `y`, glyphs on whole pixels, blending the font's
+/// coverage over what is there.
+pub(crate) fn draw_text(pm: &mut Pixmap, x: f32, y: f32, anchor: Anchor, color: Rgb, text: &str) {
+    let font = font();
+    let scale = px_scale(&font, TEXT_SIZE);
+    let sf = font.as_scaled(scale);
+    let advances: Vec<f32> = text.chars().map(|c| sf.h_advance(font.glyph_id(c)).round()).collect();
+    let width: f32 = advances.iter().sum();
+    let mut pen = match anchor {
+        Anchor::Start => x,
+        Anchor::Middle => x - width / 2.0,
+        Anchor::End => x - width,
+    }
+    .round();
+    let baseline = y.round();
+    let (pw, ph) = (pm.width() as i64, pm.height() as i64);
+    let data = pm.data_mut();
+    for (c, adv) in text.chars().zip(advances) {
+        let glyph = Glyph { id: font.glyph_id(c), scale, position: ab_glyph::point(pen, baseline) };
+        if let Some(outlined) = font.outline_glyph(glyph) {
+            let b = outlined.px_bounds();
+            outlined.draw(|gx, gy, cov| {
+                let px = b.min.x as i64 + gx as i64;
+                let py = b.min.y as i64 + gy as i64;
+                if px < 0 || py < 0 || px >= pw || py >= ph {
+                    return;
+                }
+                let a = cov.clamp(0.0, 1.0);
+                let i = ((py * pw + px) * 4) as usize;
+                for (k, src) in [color.0, color.1, color.2, 255].into_iter().enumerate() {
+                    let dst = data[i + k] as f32;
+                    data[i + k] = (src as f32 * a + dst * (1.0 - a)).round().clamp(0.0, 255.0) as u8;
+                }
+            });
+        }
+        pen += adv;
+    }
+}
+
+/// The picture drawn into a pixmap.
+pub(crate) fn render_pixmap(s: &VerifySample, show_answer: bool) -> Pixmap {
+    let mut pm = Pixmap::new(IMAGE_WIDTH, IMAGE_HEIGHT).expect("non-empty picture");
+    let id = Transform::identity();
+    for shape in scene(s, show_answer) {
+        match shape {
+            Shape::Rect { x, y, w, h, fill, stroke: st } => {
+                let Some(rect) = Rect::from_xywh(x, y, w, h) else { continue };
+                let path = PathBuilder::from_rect(rect);
+                if let Some(c) = fill {
+                    pm.fill_path(&path, &paint(c), FillRule::Winding, id, None);
+                }
+                if let Some((c, width)) = st {
+                    pm.stroke_path(&path, &paint(c), &stroke(width), id, None);
+                }
+            }
+            Shape::Line { x1, y1, x2, y2, color, width } => {
+                let mut pb = PathBuilder::new();
+                pb.move_to(x1, y1);
+                pb.line_to(x2, y2);
+                if let Some(path) = pb.finish() {
+                    pm.stroke_path(&path, &paint(color), &stroke(width), id, None);
+                }
+            }
+            Shape::Circle { cx, cy, r, fill, stroke: st } => {
+                let Some(path) = PathBuilder::from_circle(cx, cy, r) else { continue };
+                if let Some(c) = fill {
+                    pm.fill_path(&path, &paint(c), FillRule::Winding, id, None);
+                }
+                if let Some((c, width)) = st {
+                    pm.stroke_path(&path, &paint(c), &stroke(width), id, None);
+                }
+            }
+            Shape::Text { x, y, anchor, color, text } => draw_text(&mut pm, x, y, anchor, color, &text),
+        }
+    }
+    pm
+}
+
+/// The picture as PNG bytes ([`IMAGE_WIDTH`] × [`IMAGE_HEIGHT`], RGBA). With
+/// `show_answer` the move played is marked with a red ring and dot.
+pub fn render_png(s: &VerifySample, show_answer: bool) -> Vec<u8> {
+    render_pixmap(s, show_answer).encode_png().expect("PNG encoding of an in-memory pixmap")
+}
