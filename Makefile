@@ -16,7 +16,7 @@ KGS    ?= $(SHARED)/dev/kgs-2001-archive
 INPUT_FLAGS := $(foreach i,$(INPUT),--input $(i))
 THREAD_FLAGS := $(if $(THREADS),--threads $(THREADS),)
 
-.PHONY: all build run filter split test test-rust test-python bench venv clean
+.PHONY: all build run filter split sample test test-rust test-python bench venv clean
 
 all: build
 
@@ -26,12 +26,17 @@ build:
 ## The whole pipeline (every stage built so far) on the embedded sample, or INPUT=...
 run: build
 	$(KIBO) run $(INPUT_FLAGS) --out $(OUT) --pipeline $(PIPELINE) $(THREAD_FLAGS)
+	$(KIBO) sample --out $(OUT) --pipeline $(PIPELINE)
 
 filter: build
 	$(KIBO) filter $(INPUT_FLAGS) --out $(OUT) --pipeline $(PIPELINE) $(THREAD_FLAGS)
 
 split: build
 	$(KIBO) split --out $(OUT) --pipeline $(PIPELINE) $(THREAD_FLAGS)
+
+## 20 random samples (seed from the pipeline) as pictures, text, SGF and one review page.
+sample: build
+	$(KIBO) sample --out $(OUT) --pipeline $(PIPELINE) $(if $(N),--n $(N),)
 
 ## Python venv for the query / oracle tests (polars, pyarrow, sgfmill, pytest).
 $(VENV)/.ok: tests/python/requirements.txt

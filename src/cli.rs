@@ -28,6 +28,32 @@ enum Cmd {
     Split(OutArgs),
     /// filter, then split.
     Run(RunArgs),
+    /// Draw random samples from the shards and write the eye-check export to DIR/verify/.
+    Sample(SampleArgs),
+}
+
+#[derive(Args, Debug)]
+struct SampleArgs {
+    #[command(flatten)]
+    common: OutArgs,
+    /// Number of samples (default: pipeline.verify_samples, 20).
+    #[arg(long)]
+    n: Option<usize>,
+    /// Seed of the draw (default: pipeline.seed).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Only samples of this split (train, val, test).
+    #[arg(long)]
+    split: Option<String>,
+    /// Only moves with this tactical tag (e.g. ladder_capture).
+    #[arg(long)]
+    tag: Option<String>,
+    /// Lowest rank of the side to move (e.g. 1d, 5k).
+    #[arg(long)]
+    min_rank: Option<String>,
+    /// Highest rank of the side to move.
+    #[arg(long)]
+    max_rank: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -168,6 +194,40 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             }
             prepare_out(&r.out)?;
             pool(r.cfg.pipeline.threads)?.install(|| do_split(&r))?;
+            Ok(0)
+        }
+        Cmd::Sample(a) => {
+            let r = resolve(&a.common, None)?;
+            if !r.out.join("samples").is_dir() {
+                return setup(format!("{} has no samples table: run `kibo split` (or `kibo run`) first", r.out.display()));
+            }
+            if let Some(s) = &a.split {
+                if !["train", "val", "test"].contains(&s.as_str()) {
+                    return setup(format!("--split must be train, val or test, not {s:?}"));
+                }
+            }
+            let rank = |v: &Option<String>, flag: &str| -> anyhow::Result<Option<i16>> {
+                match v {
+                    None => Ok(None),
+                    Some(s) => match crate::sgf::parse_rank(s) {
+                        Some(r) => Ok(Some(r.numeric)),
+                        None => setup(format!("{flag}: cannot read rank {s:?} (write e.g. 5k, 1d, 3p)")),
+                    },
+                }
+            };
+            let opt = crate::stages::sample::SampleOptions {
+                n: a.n.unwrap_or(r.cfg.pipeline.verify_samples),
+                seed: a.seed.unwrap_or(r.cfg.pipeline.seed),
+                split: a.split.clone(),
+                tag: a.tag.clone(),
+                min_rank: rank(&a.min_rank, "--min-rank")?,
+                max_rank: rank(&a.max_rank, "--max-rank")?,
+            };
+            let n = crate::stages::sample::run(&r.out, &opt)?;
+            eprintln!("sample: {n} samples written to {}", r.out.join("verify").display());
+            if n < opt.n {
+                eprintln!("sample: only {n} rows matched the filters (asked for {})", opt.n);
+            }
             Ok(0)
         }
         Cmd::Run(a) => {

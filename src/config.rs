@@ -57,11 +57,13 @@ pub struct PipelineSection {
     pub seed: u64,
     /// Refuse to run on sources without a declared licence.
     pub require_licence: bool,
+    /// Verification samples drawn by `kibo sample` (default 20).
+    pub verify_samples: usize,
 }
 
 impl Default for PipelineSection {
     fn default() -> Self {
-        PipelineSection { name: "unnamed".into(), out: None, threads: 0, seed: 20261130, require_licence: false }
+        PipelineSection { name: "unnamed".into(), out: None, threads: 0, seed: 20261130, require_licence: false, verify_samples: 20 }
     }
 }
 

@@ -24,4 +24,5 @@ pub mod sgf;
 pub mod stages;
 pub mod storage;
 pub mod tables;
+pub mod verify;
 pub mod samples;

@@ -3,4 +3,5 @@ mod util;
 
 mod dedup;
 mod filter;
+mod sample;
 mod split;

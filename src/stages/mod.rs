@@ -2,4 +2,5 @@
 //! (or the archives) and writes its tables atomically.
 pub mod filter;
 pub mod report;
+pub mod sample;
 pub mod split;
