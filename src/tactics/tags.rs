@@ -258,7 +258,7 @@ fn compute(s: &mut Scratch, prev: &mut Prev, before: &Board, after: &Board, colo
             caps[n_caps] = o;
             n_caps += 1;
             capture_size += before.chain_size(o);
-        } else if after.chain_liberties(o) <= 2 {
+        } else if after.chain_liberties(o) == 1 {
             ataried[n_ataried] = o;
             n_ataried += 1;
         }
