@@ -3,5 +3,6 @@ mod util;
 
 mod dedup;
 mod filter;
+mod reliability;
 mod sample;
 mod split;

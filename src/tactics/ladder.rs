@@ -265,7 +265,7 @@ impl Work {
                         idx -= 1;
                         continue;
                     }
-                    if len == 1 && upper <= 0 {
+                    if len == 1 && upper <= 1 {
                         ret = true;
                         idx -= 1;
                         continue;

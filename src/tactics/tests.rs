@@ -712,6 +712,27 @@ fn snapback_executed_needs_the_previous_capture() {
     let mut elsewhere = before_snap.clone();
     elsewhere.set_stone(pt(18, 18), 2).unwrap();
     expect(jumped.tag(&elsewhere, B, Move::Play(pt(0, 0))), Tags::CAPTURE);
+    // Negative: taking back only the capturing stone (one stone, not a ko: the capture
+    // before took two) is no snapback.
+    let (mut c1, _) = place(
+        "
+        . . . . . .
+        . X O O . .
+        X . X X O .
+        . X O O . .
+        . . . . . .
+        ",
+        7,
+        7,
+    );
+    let mut tagger = Tagger::new();
+    let t = tagger.tag(&c1, W, Move::Play(pt(9, 8)));
+    expect(t, Tags::CAPTURE | Tags::SELF_ATARI);
+    assert_eq!((t.capture_size, t.self_atari_size), (2, 1));
+    c1.play(W, Move::Play(pt(9, 8)), &rules).unwrap();
+    let t = tagger.tag(&c1, B, Move::Play(pt(9, 9)));
+    expect(t, Tags::CAPTURE);
+    assert_eq!(t.capture_size, 1);
     // Negative: a ko recapture (one stone) is never a snapback.
     let (mut k, _) = place(
         "
