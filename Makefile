@@ -58,7 +58,7 @@ test-python: venv
 	KIBO=$(KIBO) SHARED=$(SHARED) $(PY) -m pytest -q tests/python
 
 ## Benchmarks: print figures, assert nothing.
-bench: build
+bench: build venv
 	$(CARGO) bench --bench replay
 	KIBO=$(KIBO) KGS=$(KGS) bash bench/e2e.sh
 

@@ -1,37 +1,66 @@
 #!/usr/bin/env bash
-# End-to-end figures: filter and filter+split on the KGS archive (or $KGS), with one
-# thread and with all threads. Prints; asserts nothing.
+# End-to-end figures on the KGS archive (or $KGS): kibo filter and filter+split with one
+# thread and with all threads, then the Python peer (bench/peer) on the same input, and
+# the ratio per core. Prints; asserts nothing.
 set -euo pipefail
 KIBO=${KIBO:?set KIBO to the kibo binary}
 KGS=${KGS:-../shared/data/dev/kgs-2001-archive}
+PY=${PY:-.venv/bin/python}
 if [ ! -e "$KGS" ]; then echo "bench: $KGS is absent; nothing to measure"; exit 0; fi
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
-measure() { # label, args...
-  local label=$1; shift
-  python3 - "$label" "$@" <<'PY'
+measure() { # label, out-name, args...
+  local label=$1 name=$2; shift 2
+  python3 - "$label" "$OUT/$name.timing.json" "$@" <<'PY'
 import resource, subprocess, sys, time, json, os
-label, *cmd = sys.argv[1:]
+label, timing, *cmd = sys.argv[1:]
 t = time.time()
-p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 wall = time.time() - t
 ru = resource.getrusage(resource.RUSAGE_CHILDREN)
 cpu = ru.ru_utime + ru.ru_stime
+json.dump({"wall": wall, "cpu": cpu, "rss_mib": ru.ru_maxrss / 1024}, open(timing, "w"))
+if p.returncode not in (0, 1):
+    print(p.stdout, p.stderr)
+    sys.exit(1)
 out = cmd[cmd.index("--out") + 1]
-rep = json.load(open(os.path.join(out, "report.json")))
+rp = os.path.join(out, "report.json")
+if not os.path.exists(rp):
+    print(f"{label}: wall {wall:.2f}s, cpu {cpu:.2f}s, peak RSS {ru.ru_maxrss/1024:.0f} MiB")
+    sys.exit(0)
+rep = json.load(open(rp))
 f = rep["filter"]["total"]
-line = f"{label}: wall {wall:.2f}s, cpu {cpu:.2f}s, peak RSS {ru.ru_maxrss/1024:.0f} MiB; filter {f['games_found']} games, {f['games_found']/wall:.0f} games/s, {f['bytes_read']/1e6/wall:.1f} MB/s (input bytes as stored)"
+line = (f"{label}: wall {wall:.2f}s, cpu {cpu:.2f}s, peak RSS {ru.ru_maxrss/1024:.0f} MiB; "
+        f"filter {f['games_found']} games, {f['games_found']/wall:.0f} games/s, "
+        f"{f['bytes_read']/1e6/wall:.1f} MB/s of input as stored")
 if "split" in rep:
     s = rep["split"]
     b = sum(x["bytes"] for x in s["shards"])
-    line += f"; split {s['samples']} samples, {s['samples']/wall:.0f} samples/s end to end, {cpu/max(s['samples'],1)*1e6:.2f} CPU-s per million samples, {b/max(s['samples'],1):.1f} bytes/sample"
+    n = max(s["samples"], 1)
+    line += (f"; split {s['samples_before_dedup']} samples, {s['samples']} after dedup: "
+             f"{s['samples']/wall:.0f} samples/s end to end, {cpu/n*1e6:.2f} CPU-s per million samples, "
+             f"{b/n:.1f} bytes/sample")
 print(line)
-if p.returncode not in (0, 1):
-    print(p.stderr)
 PY
 }
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
-measure "filter, 1 thread " "$KIBO" filter --input "$KGS" --out "$OUT/f1" --threads 1 -q
-measure "filter, all threads" "$KIBO" filter --input "$KGS" --out "$OUT/fN" -q
-measure "filter+split, 1 thread " "$KIBO" run --input "$KGS" --out "$OUT/r1" --threads 1 -q
-measure "filter+split, all threads" "$KIBO" run --input "$KGS" --out "$OUT/rN" -q
+measure "kibo filter, 1 thread        " f1 "$KIBO" filter --input "$KGS" --out "$OUT/f1" --threads 1 -q
+measure "kibo filter, all threads     " fN "$KIBO" filter --input "$KGS" --out "$OUT/fN" -q
+measure "kibo filter+split, 1 thread  " r1 "$KIBO" run --input "$KGS" --out "$OUT/r1" --threads 1 -q
+measure "kibo filter+split, all threads" rN "$KIBO" run --input "$KGS" --out "$OUT/rN" -q
+if [ -x "$PY" ]; then
+  measure "python peer (sgfmill+pyarrow)" peer "$PY" bench/peer/peer.py --input "$KGS" --out "$OUT/peer"
+  python3 - "$OUT" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+peer = json.load(open(os.path.join(out, "peer", "peer_report.json")))
+pt = json.load(open(os.path.join(out, "peer.timing.json")))
+kt = json.load(open(os.path.join(out, "r1.timing.json")))
+k = json.load(open(os.path.join(out, "r1", "report.json")))["split"]
+ks, ps = k["samples"] / kt["cpu"], peer["samples"] / pt["cpu"]
+
+print(f"per core (samples after dedup per CPU-second): kibo {ks:.0f}, peer {ps:.0f}, ratio {ks / max(ps, 1e-9):.1f}x")
+PY
+else
+  echo "bench: $PY missing (make venv); peer not run"
+fi

@@ -161,7 +161,13 @@ impl LadderSearch {
     /// [`LadderSearch::is_captured`] with another stack size than KataGo's (the depth
     /// at which a line counts as captured).
     #[cfg(test)]
-    pub(crate) fn is_captured_with_stack(&mut self, board: &Board, p: Point, defender_first: bool, stack: usize) -> bool {
+    pub(crate) fn is_captured_with_stack(
+        &mut self,
+        board: &Board,
+        p: Point,
+        defender_first: bool,
+        stack: usize,
+    ) -> bool {
         let r = self.work.search_with_stack(board, p, defender_first, Some(stack));
         self.nodes = self.work.nodes;
         r
@@ -439,9 +445,7 @@ fn find_captures(
 fn has_liberty_gaining_captures(b: &Board, loc: Point, stones: &mut Vec<Point>) -> bool {
     let opp = 3 - b.get(loc);
     b.chain_stones(loc, stones);
-    stones.iter().any(|&s| {
-        (0..4).any(|d| nb(b, s, d).is_some_and(|q| b.get(q) == opp && b.chain_liberties(q) == 1))
-    })
+    stones.iter().any(|&s| (0..4).any(|d| nb(b, s, d).is_some_and(|q| b.get(q) == opp && b.chain_liberties(q) == 1)))
 }
 
 /// KataGo `getNumImmediateLiberties`: empty orthogonal neighbours.

@@ -297,11 +297,7 @@ fn compute(s: &mut Scratch, prev: &mut Prev, before: &Board, after: &Board, colo
             vacated[i / 64] |= 1 << (i % 64);
         }
     }
-    if capture_size >= 2
-        && prev.color == Some(color.opponent())
-        && prev.captured
-        && prev.hash_after == before.hash()
-    {
+    if capture_size >= 2 && prev.color == Some(color.opponent()) && prev.captured && prev.hash_after == before.hash() {
         let i = p.row as usize * N + p.col as usize;
         let on_vacated = prev.vacated[i / 64] & (1 << (i % 64)) != 0;
         let took_it = |c: Point| prev.point.is_some_and(|q| before.same_chain(c, q));
@@ -364,13 +360,7 @@ fn compute(s: &mut Scratch, prev: &mut Prev, before: &Board, after: &Board, colo
         }
     }
 
-    *prev = Prev {
-        color: Some(color),
-        point: Some(p),
-        vacated,
-        captured: n_caps > 0,
-        hash_after: after.hash(),
-    };
+    *prev = Prev { color: Some(color), point: Some(p), vacated, captured: n_caps > 0, hash_after: after.hash() };
     Tags {
         mask,
         capture_size: capture_size.min(u16::MAX as u32) as u16,

@@ -123,7 +123,9 @@ fn sgf_main_line(text: &str) -> Option<(Vec<(Color, Point)>, Vec<(Color, Move)>)
                 }
                 let point = |v: &str| -> Option<Point> {
                     let v = v.trim().as_bytes();
-                    (v.len() == 2).then(|| Point::new(v[1].wrapping_sub(b'a') as usize, v[0].wrapping_sub(b'a') as usize)).flatten()
+                    (v.len() == 2)
+                        .then(|| Point::new(v[1].wrapping_sub(b'a') as usize, v[0].wrapping_sub(b'a') as usize))
+                        .flatten()
                 };
                 match last_ident.as_str() {
                     "SZ" if v.trim() != "19" => return None,
@@ -131,7 +133,8 @@ fn sgf_main_line(text: &str) -> Option<(Vec<(Color, Point)>, Vec<(Color, Move)>)
                     "AW" => setup.push((W, point(&v)?)),
                     "B" | "W" => {
                         let c = if last_ident == "B" { B } else { W };
-                        let m = if v.trim().is_empty() || v.trim() == "tt" { Move::Pass } else { Move::Play(point(&v)?) };
+                        let m =
+                            if v.trim().is_empty() || v.trim() == "tt" { Move::Pass } else { Move::Play(point(&v)?) };
                         moves.push((c, m));
                     }
                     _ => {}
@@ -825,7 +828,10 @@ fn pass_and_illegal_moves() {
     // tag_played agrees with tag.
     let mut a = k.clone();
     a.play(W, Move::Play(pt(3, 3)), &Rules::default()).unwrap();
-    assert_eq!(Tagger::new().tag_played(&k, &a, W, Move::Play(pt(3, 3))), Tagger::new().tag(&k, W, Move::Play(pt(3, 3))));
+    assert_eq!(
+        Tagger::new().tag_played(&k, &a, W, Move::Play(pt(3, 3))),
+        Tagger::new().tag(&k, W, Move::Play(pt(3, 3)))
+    );
 }
 
 // ---------------------------------------------------------------- real games
@@ -990,7 +996,8 @@ fn depth_limit_counts_as_captured_and_long_ladders_are_read_to_the_end() {
         .spawn(move || {
             let text = std::fs::read_to_string(dir.join("pachi_cases.json")).unwrap();
             let cases: serde_json::Value = serde_json::from_str(&text).unwrap();
-            let case = cases.as_array().unwrap().iter().find(|c| c["title"].as_str().unwrap().contains("150 moves")).unwrap();
+            let case =
+                cases.as_array().unwrap().iter().find(|c| c["title"].as_str().unwrap().contains("150 moves")).unwrap();
             let rows: Vec<String> =
                 case["rows"].as_array().unwrap().iter().map(|r| r.as_str().unwrap().replace(')', "")).collect();
             let b = sized(&rows.iter().map(|r| r.as_str()).collect::<Vec<_>>());
