@@ -30,6 +30,17 @@ enum Cmd {
     Run(RunArgs),
     /// Draw random samples from the shards and write the eye-check export to DIR/verify/.
     Sample(SampleArgs),
+    /// Print the tactical tags of every move of one game.
+    Tags(TagsArgs),
+}
+
+#[derive(Args, Debug)]
+struct TagsArgs {
+    /// SGF file.
+    file: PathBuf,
+    /// Game index in the file (0-based).
+    #[arg(long, default_value_t = 0)]
+    game: usize,
 }
 
 #[derive(Args, Debug)]
@@ -194,6 +205,17 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             }
             prepare_out(&r.out)?;
             pool(r.cfg.pipeline.threads)?.install(|| do_split(&r))?;
+            Ok(0)
+        }
+        Cmd::Tags(a) => {
+            let text = crate::stages::inspect::tags_report(&a.file, a.game).map_err(|e| SetupError(format!("{e:#}")))?;
+            use std::io::Write;
+            let mut stdout = std::io::stdout().lock();
+            if let Err(e) = stdout.write_all(text.as_bytes()) {
+                if e.kind() != std::io::ErrorKind::BrokenPipe {
+                    return Err(e.into());
+                }
+            }
             Ok(0)
         }
         Cmd::Sample(a) => {

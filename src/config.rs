@@ -161,6 +161,12 @@ pub struct SplitConfig {
     pub dedup: String,
     /// Memory for the dedup index before it spills to disk, in MiB.
     pub dedup_memory_mb: usize,
+    /// Compute the tactical tags of every move (docs/tags.md).
+    pub tags: bool,
+    /// Keep only tactical moves.
+    pub tactical_only: bool,
+    /// With `max_samples_per_game`, take half of each game's quota from tactical moves.
+    pub tactical_bias: bool,
 }
 
 impl Default for SplitConfig {
@@ -178,6 +184,9 @@ impl Default for SplitConfig {
             split_ratios: [0.9, 0.05, 0.05],
             dedup: "exact".into(),
             dedup_memory_mb: 2048,
+            tags: true,
+            tactical_only: false,
+            tactical_bias: false,
         }
     }
 }
@@ -259,6 +268,9 @@ impl Config {
                     return bad(format!("{key}: expected YYYY, YYYY-MM or YYYY-MM-DD, not {d:?}"));
                 }
             }
+        }
+        if (self.split.tactical_only || self.split.tactical_bias) && !self.split.tags {
+            return bad("split.tactical_only and split.tactical_bias need split.tags = true".into());
         }
         let r = self.split.split_ratios;
         if r.iter().any(|x| !(0.0..=1.0).contains(x)) || (r.iter().sum::<f64>() - 1.0).abs() > 1e-6 {

@@ -24,5 +24,6 @@ pub mod sgf;
 pub mod stages;
 pub mod storage;
 pub mod tables;
+pub mod tactics;
 pub mod verify;
 pub mod samples;

@@ -141,6 +141,8 @@ pub struct SampleBuf {
     keys: Vec<[u8; 16]>,
     /// Symmetry mapping the row onto its canonical form (symmetry mode), else 0.
     sym: Vec<u8>,
+    /// Tactical tags per row (bit mask, capture size, self-atari size); empty when tags are off.
+    tags: Vec<(u32, u16, u16)>,
     /// Dedup columns, filled by [`SampleBuf::keep_rows`].
     dup_count: Vec<u32>,
     dist_moves: Vec<u16>,
@@ -185,6 +187,40 @@ impl SampleBuf {
     pub fn move_index(&self, i: usize) -> u16 {
         self.moves[i]
     }
+    /// Tag mask of row `i` (0 when tags are off).
+    pub fn tag_mask(&self, i: usize) -> u32 {
+        self.tags.get(i).map(|t| t.0).unwrap_or(0)
+    }
+    /// A new buffer with rows `idx` (increasing) only.
+    pub fn select(&self, idx: &[usize]) -> SampleBuf {
+        let mut o = SampleBuf { games: self.games.clone(), history_off: vec![0], ..Default::default() };
+        for &i in idx {
+            self.copy_row(i, &mut o);
+        }
+        o
+    }
+    fn copy_row(&self, i: usize, o: &mut SampleBuf) {
+        o.game.push(self.game[i]);
+        o.move_number.push(self.move_number[i]);
+        o.hash.push(self.hash[i]);
+        o.boards.extend_from_slice(&self.boards[i * NN..(i + 1) * NN]);
+        o.to_play.push(self.to_play[i]);
+        o.ko.push(self.ko[i]);
+        let (a, b) = (self.history_off[i] as usize, self.history_off[i + 1] as usize);
+        o.history.extend_from_slice(&self.history[a..b]);
+        o.history_off.push(o.history.len() as u32);
+        o.prisoners.push(self.prisoners[i]);
+        o.moves.push(self.moves[i]);
+        if !self.keys.is_empty() {
+            o.keys.push(self.keys[i]);
+        }
+        if !self.sym.is_empty() {
+            o.sym.push(self.sym[i]);
+        }
+        if !self.tags.is_empty() {
+            o.tags.push(self.tags[i]);
+        }
+    }
     /// Fills the canonical keys (symmetry mode).
     pub fn compute_canonical_keys(&mut self) {
         self.keys.clear();
@@ -202,18 +238,10 @@ impl SampleBuf {
         let mut o = SampleBuf { games: self.games.clone(), history_off: vec![0], dist_off: vec![0], ..Default::default() };
         for i in 0..self.len() {
             let Some(d) = info(i) else { continue };
-            o.game.push(self.game[i]);
-            o.move_number.push(self.move_number[i]);
-            o.hash.push(self.hash[i]);
-            o.boards.extend_from_slice(&self.boards[i * NN..(i + 1) * NN]);
-            o.to_play.push(self.to_play[i]);
-            o.ko.push(self.ko[i]);
-            let (a, b) = (self.history_off[i] as usize, self.history_off[i + 1] as usize);
-            o.history.extend_from_slice(&self.history[a..b]);
-            o.history_off.push(o.history.len() as u32);
-            o.prisoners.push(self.prisoners[i]);
-            o.moves.push(self.moves[i]);
-            o.sym.push(self.symmetry(i));
+            self.copy_row(i, &mut o);
+            if self.sym.is_empty() {
+                o.sym.push(0);
+            }
             o.dup_count.push(d.count);
             for (m, c) in d.dist {
                 o.dist_moves.push(m);
@@ -229,7 +257,10 @@ impl SampleBuf {
         self.games.push(g);
     }
     /// Adds one sample. `history` = previous moves, most recent first (at most [`HISTORY`]).
-    pub fn push(&mut self, cells: &[u8; NN], s: SampleMove, history: &[u16]) {
+    pub fn push(&mut self, cells: &[u8; NN], s: SampleMove, history: &[u16], tags: Option<(u32, u16, u16)>) {
+        if let Some(t) = tags {
+            self.tags.push(t);
+        }
         self.game.push(self.games.len() as u32 - 1);
         self.move_number.push(s.move_number);
         self.hash.push(position_hash(cells, s.to_play, s.ko_point));
@@ -263,6 +294,7 @@ impl SampleBuf {
         self.prisoners.append(&mut o.prisoners);
         self.moves.append(&mut o.moves);
         self.keys.append(&mut o.keys);
+        self.tags.append(&mut o.tags);
         self.sym.append(&mut o.sym);
         self.dup_count.append(&mut o.dup_count);
         if self.dist_off.is_empty() {
@@ -313,6 +345,12 @@ impl SampleBuf {
         let mut dcounts = ListBuilder::new(UInt32Builder::new()).with_field(Arc::new(Field::new("item", DataType::UInt32, false)));
         let mut symcol = UInt8Builder::with_capacity(n);
         let with_dup = !self.dup_count.is_empty();
+        let with_tags = !self.tags.is_empty();
+        let mut tmask = UInt32Builder::with_capacity(n);
+        let mut tnames = ListBuilder::new(StringBuilder::new()).with_field(Arc::new(Field::new("item", DataType::Utf8, false)));
+        let mut tcap = UInt16Builder::with_capacity(n);
+        let mut tsa = UInt16Builder::with_capacity(n);
+        let mut ttac = BooleanBuilder::with_capacity(n);
         for i in 0..n {
             let gi = g(i);
             game_id.append_value(&gi.game_id);
@@ -371,6 +409,25 @@ impl SampleBuf {
             dmoves.append(true);
             dcounts.append(true);
             symcol.append_value(self.symmetry(i));
+            if with_tags {
+                let (mask, cap, sa) = self.tags[i];
+                tmask.append_value(mask);
+                for (b, name) in crate::tactics::TAG_NAMES.iter().enumerate() {
+                    if mask & (1 << b) != 0 {
+                        tnames.values().append_value(name);
+                    }
+                }
+                tnames.append(true);
+                tcap.append_value(cap);
+                tsa.append_value(sa);
+                ttac.append_value(mask & crate::tactics::Tags::TACTICAL != 0);
+            } else {
+                tmask.append_null();
+                tnames.append_null();
+                tcap.append_null();
+                tsa.append_null();
+                ttac.append_null();
+            }
         }
         let cols: Vec<ArrayRef> = vec![
             Arc::new(game_id.finish()),
@@ -407,6 +464,11 @@ impl SampleBuf {
             Arc::new(dmoves.finish()),
             Arc::new(dcounts.finish()),
             Arc::new(symcol.finish()),
+            Arc::new(tmask.finish()),
+            Arc::new(tnames.finish()),
+            Arc::new(tcap.finish()),
+            Arc::new(tsa.finish()),
+            Arc::new(ttac.finish()),
         ];
         RecordBatch::try_new(samples_schema(), cols).expect("invariant: sample columns match schema")
     }
@@ -455,6 +517,11 @@ pub fn samples_schema() -> SchemaRef {
         Field::new("move_dist_moves", DataType::List(Arc::new(Field::new("item", DataType::UInt16, false))), false),
         Field::new("move_dist_counts", DataType::List(Arc::new(Field::new("item", DataType::UInt32, false))), false),
         Field::new("dedup_symmetry", DataType::UInt8, false),
+        Field::new("tag_mask", DataType::UInt32, true),
+        Field::new("tags", DataType::List(Arc::new(Field::new("item", DataType::Utf8, false))), true),
+        Field::new("capture_size", DataType::UInt16, true),
+        Field::new("self_atari_size", DataType::UInt16, true),
+        Field::new("is_tactical", DataType::Boolean, true),
     ])
 }
 

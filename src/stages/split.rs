@@ -43,6 +43,8 @@ pub struct SplitReport {
     pub samples: u64,
     /// Games dropped because an identical game came earlier.
     pub duplicate_games: u64,
+    /// Every replayed move (before sampling and dedup) counted per tag, plus `is_tactical`.
+    pub tag_counts: BTreeMap<String, u64>,
     /// Dedup index figures (null when dedup is off).
     pub dedup: Option<crate::dedup::DedupStats>,
     /// Moves not written, by sampling option.
@@ -100,6 +102,8 @@ pub enum Replayed {
         dropped: Vec<(&'static str, u64)>,
         /// One colour moved twice somewhere.
         consecutive: bool,
+        /// Every replayed move counted per tag (bit order of `TAG_NAMES`), and [14] = tactical.
+        tag_counts: [u32; 15],
     },
     /// Rejected: reason, detail, 1-based move number.
     Rejected { reason: &'static str, detail: String, move_number: Option<u32> },
@@ -192,19 +196,6 @@ pub fn replay_game(g: &GameRow, cfg: &SplitConfig, seed: u64) -> Replayed {
             *dropped.entry("winner_only").or_default() += 1;
         }
     }
-    if cfg.max_samples_per_game > 0 {
-        let cand: Vec<usize> = (0..n).filter(|&i| keep[i]).collect();
-        let chosen = spread(cand.len(), cfg.max_samples_per_game as usize);
-        let mut k2 = vec![false; n];
-        for c in chosen {
-            k2[cand[c]] = true;
-        }
-        let cut = cand.len() as u64 - cand.iter().filter(|&&i| k2[i]).count() as u64;
-        if cut > 0 {
-            *dropped.entry("max_samples_per_game").or_default() += cut;
-        }
-        keep = k2;
-    }
     let info = GameInfo {
         game_id: g.game_id.clone(),
         source: match &g.member {
@@ -234,6 +225,8 @@ pub fn replay_game(g: &GameRow, cfg: &SplitConfig, seed: u64) -> Replayed {
     let mut prev: Option<Color> = None;
     let mut consecutive = false;
     let mut mid_iter = mid.iter().peekable();
+    let mut tagger = cfg.tags.then(crate::tactics::Tagger::new);
+    let mut tag_counts = [0u32; 15];
     for i in 0..n {
         let number = i as u32 + 1;
         while let Some(s) = mid_iter.peek() {
@@ -266,6 +259,14 @@ pub fn replay_game(g: &GameRow, cfg: &SplitConfig, seed: u64) -> Replayed {
         }
         // The simple-ko ban binds one colour only (the opponent of the capturer).
         let ko = if board.ko_color() == Some(color) { board.ko_point().map(|p| p.index()) } else { None };
+        let tags = tagger.as_mut().map(|t| {
+            let tg = t.tag(&board, color, mv);
+            for (b, c) in tag_counts.iter_mut().take(crate::tactics::TAG_NAMES.len()).enumerate() {
+                *c += (tg.mask >> b) & 1;
+            }
+            tag_counts[14] += tg.is_tactical() as u32;
+            (tg.mask, tg.capture_size, tg.self_atari_size)
+        });
         if keep[i] {
             board.cells(&mut cells);
             let k = hist.len().min(HISTORY);
@@ -285,6 +286,7 @@ pub fn replay_game(g: &GameRow, cfg: &SplitConfig, seed: u64) -> Replayed {
                     ],
                 },
                 &recent[..k],
+                tags,
             );
         }
         if let Err(e) = board.play(color, mv, &rules) {
@@ -296,8 +298,38 @@ pub fn replay_game(g: &GameRow, cfg: &SplitConfig, seed: u64) -> Replayed {
         hist.push(g.moves[i]);
         prev = Some(color);
     }
+    // Tactical options, then the per-game quota (evenly spread).
+    let mut idx: Vec<usize> = (0..buf.len()).collect();
+    if cfg.tactical_only && cfg.tags {
+        let before = idx.len();
+        idx.retain(|&i| buf.tag_mask(i) & crate::tactics::Tags::TACTICAL != 0);
+        if before > idx.len() {
+            *dropped.entry("tactical_only").or_default() += (before - idx.len()) as u64;
+        }
+    }
+    let quota = cfg.max_samples_per_game as usize;
+    if quota > 0 && idx.len() > quota {
+        let chosen = if cfg.tactical_bias && cfg.tags {
+            let (tac, other): (Vec<usize>, Vec<usize>) = idx.iter().partition(|&&i| buf.tag_mask(i) & crate::tactics::Tags::TACTICAL != 0);
+            let want_tac = quota.div_ceil(2).min(tac.len());
+            let want_other = (quota - want_tac).min(other.len());
+            // If the other moves run short, take more tactical ones.
+            let want_tac = (quota - want_other).min(tac.len());
+            let mut c: Vec<usize> = spread(tac.len(), want_tac).into_iter().map(|j| tac[j]).collect();
+            c.extend(spread(other.len(), want_other).into_iter().map(|j| other[j]));
+            c.sort_unstable();
+            c
+        } else {
+            spread(idx.len(), quota).into_iter().map(|j| idx[j]).collect()
+        };
+        *dropped.entry("max_samples_per_game").or_default() += (idx.len() - chosen.len()) as u64;
+        idx = chosen;
+    }
+    if idx.len() < buf.len() {
+        buf = buf.select(&idx);
+    }
     let samples_written = buf.len() as u64;
-    Replayed::Ok { samples: buf, samples_written, moves: n as u64, dropped: dropped.into_iter().collect(), consecutive }
+    Replayed::Ok { samples: buf, samples_written, moves: n as u64, dropped: dropped.into_iter().collect(), consecutive, tag_counts }
 }
 
 /// Streams the games table in chunks of 256 games (bounded memory); `f` gets each
@@ -516,7 +548,13 @@ pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport>
 fn count_result(report: &mut SplitReport, rejects: &mut Vec<RejectRow>, g: &GameRow, r: &Replayed, _sc: &SplitConfig, _seed: u64) {
     report.games_in += 1;
     match r {
-        Replayed::Ok { moves, dropped, consecutive, samples_written, .. } => {
+        Replayed::Ok { moves, dropped, consecutive, samples_written, tag_counts, .. } => {
+            if tag_counts.iter().any(|&c| c > 0) || report.tag_counts.is_empty() {
+                for (b, name) in crate::tactics::TAG_NAMES.iter().enumerate() {
+                    *report.tag_counts.entry(name.to_string()).or_default() += tag_counts[b] as u64;
+                }
+                *report.tag_counts.entry("is_tactical".to_string()).or_default() += tag_counts[14] as u64;
+            }
             report.games_replayed += 1;
             report.moves += moves;
             report.samples_before_dedup += samples_written;
