@@ -6,3 +6,4 @@ mod filter;
 mod reliability;
 mod sample;
 mod split;
+mod tags;
