@@ -31,3 +31,15 @@ def sample_all(kibo, tmp_path_factory):
     subprocess.run([kibo, "run", "--input", "data/kombilo", "--pipeline", str(ROOT / "tests/python/nodedup.toml"),
                     "--out", str(out), "-q"], cwd=ROOT, check=True)
     return out
+
+
+@pytest.fixture(scope="session")
+def sample_filtered(kibo, tmp_path_factory):
+    """The embedded sample with min_moves = 10: contlist.sgf's short games are rejects."""
+    tmp = tmp_path_factory.mktemp("filtered")
+    p = tmp / "p.toml"
+    p.write_text('[filter]\nmin_moves = 10\n')
+    out = tmp / "out"
+    subprocess.run([kibo, "run", "--input", "data/kombilo", "--pipeline", str(p), "--out", str(out), "-q"],
+                   cwd=ROOT, check=True)
+    return out
