@@ -443,9 +443,13 @@ pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport>
     let mut counted = false;
     if dedup != "off" {
         let mut index = crate::dedup::DedupIndex::new(sc.dedup_memory_mb.saturating_mul(1 << 20), &spill_dir);
+        // Pass 1 needs tags only when they choose the samples.
+        let mut sc1 = sc.clone();
+        sc1.tags = sc.tags && (sc.tactical_only || sc.tactical_bias);
+        let sc1 = &sc1;
         let mut row = 0u64;
         for_each_chunk(out, |games, first| {
-            let results = replay_chunk(games, &skip, first, sc, seed, symmetry);
+            let results = replay_chunk(games, &skip, first, sc1, seed, symmetry);
             for (g, r) in games.iter().zip(results) {
                 let Some(r) = r else { continue };
                 if let Replayed::Ok { samples, .. } = &r {
@@ -482,6 +486,14 @@ pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport>
             let Some(r) = r else { continue };
             if !counted {
                 count_result(&mut report, &mut rejects, g, &r, sc, seed);
+            }
+            if let Replayed::Ok { tag_counts, .. } = &r {
+                if sc.tags {
+                    for (b, name) in crate::tactics::TAG_NAMES.iter().enumerate() {
+                        *report.tag_counts.entry(name.to_string()).or_default() += tag_counts[b] as u64;
+                    }
+                    *report.tag_counts.entry("is_tactical".to_string()).or_default() += tag_counts[14] as u64;
+                }
             }
             let Replayed::Ok { samples, .. } = r else { continue };
             let filtered = match cursor.as_mut() {
@@ -548,13 +560,7 @@ pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport>
 fn count_result(report: &mut SplitReport, rejects: &mut Vec<RejectRow>, g: &GameRow, r: &Replayed, _sc: &SplitConfig, _seed: u64) {
     report.games_in += 1;
     match r {
-        Replayed::Ok { moves, dropped, consecutive, samples_written, tag_counts, .. } => {
-            if tag_counts.iter().any(|&c| c > 0) || report.tag_counts.is_empty() {
-                for (b, name) in crate::tactics::TAG_NAMES.iter().enumerate() {
-                    *report.tag_counts.entry(name.to_string()).or_default() += tag_counts[b] as u64;
-                }
-                *report.tag_counts.entry("is_tactical".to_string()).or_default() += tag_counts[14] as u64;
-            }
+        Replayed::Ok { moves, dropped, consecutive, samples_written, .. } => {
             report.games_replayed += 1;
             report.moves += moves;
             report.samples_before_dedup += samples_written;

@@ -230,7 +230,7 @@ impl Work {
             if *nodes >= LADDER_NODE_BUDGET {
                 return false;
             }
-            let is_def = (d % 2 == 0) == defender_first;
+            let is_def = d.is_multiple_of(2) == defender_first;
             let board: &Board = if d == 0 { root } else { &boards[d - 1] };
 
             if cur[d] == -1 {

@@ -90,10 +90,13 @@ fn gtp(text: &str, size: usize) -> Point {
     pt(size - num, col)
 }
 
+/// Setup stones and moves of a game's main line.
+type MainLine = (Vec<(Color, Point)>, Vec<(Color, Move)>);
+
 /// A tiny SGF reader for tests: the main line (first variation at every branch) of the
 /// first game, as `(setup stones, moves)`; `None` if the game is not 19×19. Property
 /// values in brackets (with `\` escapes) are skipped safely.
-fn sgf_main_line(text: &str) -> Option<(Vec<(Color, Point)>, Vec<(Color, Move)>)> {
+fn sgf_main_line(text: &str) -> Option<MainLine> {
     let b = text.as_bytes();
     let mut setup = Vec::new();
     let mut moves = Vec::new();
@@ -837,7 +840,7 @@ fn pass_and_illegal_moves() {
 // ---------------------------------------------------------------- real games
 
 /// Main lines of the kombilo test games (19×19 only): `(setup, moves)` per game.
-fn kombilo_games() -> Option<Vec<(Vec<(Color, Point)>, Vec<(Color, Move)>)>> {
+fn kombilo_games() -> Option<Vec<MainLine>> {
     let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/dev/kombilo-0.8.4-test-sgfs"));
     if !dir.is_dir() {
         println!("skipped: {} not found", dir.display());
@@ -939,7 +942,7 @@ fn tagging_cost_per_move() {
     // the rounds per mode (the machine may be shared).
     let mut best = [f64::MAX; 3];
     for _ in 0..rounds {
-        for mode in 0..3 {
+        for (mode, best) in best.iter_mut().enumerate() {
             let start = std::time::Instant::now();
             for (setup, moves) in &games {
                 let mut b = Board::new();
@@ -962,7 +965,7 @@ fn tagging_cost_per_move() {
                     moves_total += (mode == 0) as usize;
                 }
             }
-            best[mode] = best[mode].min(start.elapsed().as_nanos() as f64);
+            *best = best.min(start.elapsed().as_nanos() as f64);
         }
     }
     let moves_total = moves_total / rounds;
