@@ -48,6 +48,14 @@ measure "kibo filter, 1 thread        " f1 "$KIBO" filter --input "$KGS" --out "
 measure "kibo filter, all threads     " fN "$KIBO" filter --input "$KGS" --out "$OUT/fN" -q
 measure "kibo filter+split, 1 thread  " r1 "$KIBO" run --input "$KGS" --out "$OUT/r1" --threads 1 -q
 measure "kibo filter+split, all threads" rN "$KIBO" run --input "$KGS" --out "$OUT/rN" -q
+printf '[split]\ntags = false\n' > "$OUT/notags.toml"
+measure "kibo filter+split, 1 thread, no tags" r1n "$KIBO" run --input "$KGS" --out "$OUT/r1n" --threads 1 -q --pipeline "$OUT/notags.toml"
+python3 - "$OUT" <<'PY'
+import json, os, sys
+o = sys.argv[1]
+a = json.load(open(os.path.join(o, "r1.timing.json"))); b = json.load(open(os.path.join(o, "r1n.timing.json")))
+print(f"tags: end-to-end slowdown {a['cpu'] / b['cpu']:.2f}x CPU ({a['cpu']:.2f}s with tags, {b['cpu']:.2f}s without)")
+PY
 if [ -x "$PY" ]; then
   measure "python peer (sgfmill+pyarrow)" peer "$PY" bench/peer/peer.py --input "$KGS" --out "$OUT/peer"
   python3 - "$OUT" <<'PY'
