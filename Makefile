@@ -61,6 +61,9 @@ test-python: venv
 bench: build venv
 	$(CARGO) bench --bench replay
 	KIBO=$(KIBO) KGS=$(KGS) bash bench/e2e.sh
+	@if [ -d $(SHARED)/dev ]; then \
+	  $(KIBO) run --pipeline pipelines/dev.toml --out out/bench-dev -q && $(PY) bench/pruning.py out/bench-dev; \
+	else echo "bench: $(SHARED)/dev is absent; pruning not measured"; fi
 
 clean:
 	rm -rf out $(VENV)

@@ -341,7 +341,7 @@ pub fn compute(out: &Path) -> Result<Stats> {
                 Ok(vec![None; df.height()])
             }
         };
-        let hashes = df.column("position_hash")?.binary()?.into_iter().map(|h| h.map(hex)).collect();
+        let hashes = df.column("position_hash")?.binary()?.iter().map(|h| h.map(hex)).collect();
         top = (
             hashes,
             ints(&df, "occurrences")?.into_iter().map(|v| v.unwrap_or(0) as u64).collect(),
@@ -603,8 +603,9 @@ impl Input {
         }
         let paths: Vec<PlRefPath> = files.iter().map(|p| PlRefPath::try_from_path(p)).collect::<PolarsResult<_>>()?;
         let mut lf = LazyFrame::scan_parquet_files(paths.into(), ScanArgsParquet::default())
+            .map_err(anyhow::Error::from)
             .with_context(|| format!("scanning {}", dir.display()))?;
-        let schema = lf.collect_schema().with_context(|| format!("reading the schema of {}", dir.display()))?;
+        let schema = lf.collect_schema().map_err(anyhow::Error::from).with_context(|| format!("reading the schema of {}", dir.display()))?;
         Ok(Input { lf: Some(lf), schema: Some(schema) })
     }
 
@@ -648,12 +649,12 @@ fn group(t: &Input, keys: &[Key], aggs: &[Expr]) -> Result<Vec<Group>> {
 
 fn strs(df: &DataFrame, name: &str) -> Result<Vec<Option<String>>> {
     let c = df.column(name)?.cast(&DataType::String)?;
-    Ok(c.str()?.into_iter().map(|v| v.map(str::to_owned)).collect())
+    Ok(c.str()?.iter().map(|v| v.map(str::to_owned)).collect())
 }
 
 fn ints(df: &DataFrame, name: &str) -> Result<Vec<Option<i64>>> {
     let c = df.column(name)?.cast(&DataType::Int64)?;
-    Ok(c.i64()?.into_iter().collect())
+    Ok(c.i64()?.iter().collect())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -701,10 +702,10 @@ fn table_values(df: &DataFrame) -> Result<(Vec<String>, Vec<Vec<Value>>)> {
     let mut cols: Vec<Vec<Value>> = Vec::new();
     for c in df.columns() {
         let v: Vec<Value> = match c.dtype() {
-            DataType::UInt64 => c.u64()?.into_iter().map(|v| v.map_or(Value::Null, Value::from)).collect(),
-            DataType::Int64 => c.i64()?.into_iter().map(|v| v.map_or(Value::Null, Value::from)).collect(),
-            DataType::Float64 => c.f64()?.into_iter().map(|v| v.map_or(Value::Null, Value::from)).collect(),
-            _ => c.cast(&DataType::String)?.str()?.into_iter().map(|v| v.map_or(Value::Null, Value::from)).collect(),
+            DataType::UInt64 => c.u64()?.iter().map(|v| v.map_or(Value::Null, Value::from)).collect(),
+            DataType::Int64 => c.i64()?.iter().map(|v| v.map_or(Value::Null, Value::from)).collect(),
+            DataType::Float64 => c.f64()?.iter().map(|v| v.map_or(Value::Null, Value::from)).collect(),
+            _ => c.cast(&DataType::String)?.str()?.iter().map(|v| v.map_or(Value::Null, Value::from)).collect(),
         };
         cols.push(v);
     }

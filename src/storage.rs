@@ -66,7 +66,10 @@ pub struct TableWriter {
     schema: SchemaRef,
     props: WriterProperties,
     opts: TableOptions,
-    current: Option<(ArrowWriter<File>, u64)>,
+    /// Open shard per partition key ("" = unpartitioned): writer, rows, index in `shards`.
+    current: std::collections::BTreeMap<String, (ArrowWriter<File>, u64, usize)>,
+    /// Shards per partition key so far.
+    counts: std::collections::BTreeMap<String, usize>,
     shards: Vec<(String, u64)>,
     rows: u64,
 }
@@ -139,7 +142,8 @@ impl TableWriter {
             schema,
             props,
             opts,
-            current: None,
+            current: Default::default(),
+            counts: Default::default(),
             shards: Vec::new(),
             rows: 0,
         })
@@ -152,16 +156,24 @@ impl TableWriter {
 
     /// Appends a batch; rolls to a new shard every `shard_rows` rows.
     pub fn write(&mut self, batch: &RecordBatch) -> std::io::Result<()> {
+        self.write_part("", batch)
+    }
+
+    /// Appends a batch to partition `key`: its shards are named `part-<key>-NNNNN.parquet`,
+    /// so a filter on the partitioning column skips whole files.
+    pub fn write_part(&mut self, key: &str, batch: &RecordBatch) -> std::io::Result<()> {
         let mut offset = 0;
         while offset < batch.num_rows() {
-            if self.current.is_none() {
-                let file_name = format!("part-{:05}.parquet", self.shards.len());
+            if !self.current.contains_key(key) {
+                let n = self.counts.entry(key.to_string()).or_default();
+                let file_name = if key.is_empty() { format!("part-{n:05}.parquet") } else { format!("part-{key}-{n:05}.parquet") };
+                *n += 1;
                 let f = File::create(self.staging.join(&file_name))?;
                 let w = ArrowWriter::try_new(f, self.schema.clone(), Some(self.props.clone())).map_err(io_err)?;
-                self.current = Some((w, 0));
                 self.shards.push((file_name, 0));
+                self.current.insert(key.to_string(), (w, 0, self.shards.len() - 1));
             }
-            let (w, rows) = self.current.as_mut().expect("invariant: current shard open");
+            let (w, rows, _) = self.current.get_mut(key).expect("invariant: shard open");
             let room = self.opts.shard_rows as u64 - *rows;
             let take = room.min((batch.num_rows() - offset) as u64) as usize;
             w.write(&batch.slice(offset, take)).map_err(io_err)?;
@@ -169,24 +181,24 @@ impl TableWriter {
             offset += take;
             self.rows += take as u64;
             if *rows >= self.opts.shard_rows as u64 {
-                self.close_current()?;
+                self.close(key)?;
             }
         }
         Ok(())
     }
 
-    fn close_current(&mut self) -> std::io::Result<()> {
-        if let Some((w, rows)) = self.current.take() {
+    fn close(&mut self, key: &str) -> std::io::Result<()> {
+        if let Some((w, rows, idx)) = self.current.remove(key) {
             let f = w.into_inner().map_err(io_err)?;
             f.sync_all()?;
-            self.shards.last_mut().expect("invariant: shard recorded").1 = rows;
+            self.shards[idx].1 = rows;
         }
         Ok(())
     }
 
-    /// Bytes buffered in the open shard's current row group.
+    /// Bytes buffered in the open shards' current row groups.
     pub fn buffered(&self) -> usize {
-        self.current.as_ref().map(|(w, _)| w.in_progress_size()).unwrap_or(0)
+        self.current.values().map(|(w, _, _)| w.in_progress_size()).sum()
     }
 
     /// Total rows written so far.
@@ -203,10 +215,15 @@ impl TableWriter {
             let f = File::create(self.staging.join(&file_name))?;
             let mut w = ArrowWriter::try_new(f, self.schema.clone(), Some(self.props.clone())).map_err(io_err)?;
             w.write(&empty).map_err(io_err)?;
-            self.current = Some((w, 0));
             self.shards.push((file_name, 0));
+            self.current.insert(String::new(), (w, 0, 0));
         }
-        self.close_current()?;
+        let keys: Vec<String> = self.current.keys().cloned().collect();
+        for k in keys {
+            self.close(&k)?;
+        }
+        // Shards listed by name, as readers see them.
+        self.shards.sort();
         let final_dir = self.out.join(&self.name);
         let old = self.out.join(format!(".old-{}", self.name));
         if final_dir.exists() {

@@ -117,7 +117,7 @@ fn stats_of_the_default_pipeline_agree_with_report_and_parquet_reader() {
     // The move-number histogram and the split table add up to the samples.
     let stats = kibo::stats::compute(&out).unwrap();
     let sum = |df: &polars::prelude::DataFrame, col: &str| -> u64 {
-        df.column(col).unwrap().u64().unwrap().into_iter().flatten().sum()
+        df.column(col).unwrap().u64().unwrap().iter().flatten().sum()
     };
     assert_eq!(sum(&stats.move_numbers, "samples"), c["samples"].as_u64().unwrap());
     // samples_by_split ends with a "(total)" row: the splits and the total each make up the samples.
@@ -127,7 +127,7 @@ fn stats_of_the_default_pipeline_agree_with_report_and_parquet_reader() {
     assert_eq!(sum(&stats.ranks, "white"), c["games_kept"].as_u64().unwrap());
     assert_eq!(sum(&stats.result_kinds, "games"), c["games_kept"].as_u64().unwrap());
     // Top positions: at most 10, most repeated first, the first one repeated.
-    let occ: Vec<u64> = stats.top_positions.column("occurrences").unwrap().u64().unwrap().into_iter().flatten().collect();
+    let occ: Vec<u64> = stats.top_positions.column("occurrences").unwrap().u64().unwrap().iter().flatten().collect();
     assert!(!occ.is_empty() && occ.len() <= 10 && occ.windows(2).all(|w| w[0] >= w[1]) && occ[0] > 1, "{occ:?}");
 }
 
@@ -231,7 +231,7 @@ fn stats_with_missing_columns_and_empty_tables() {
     assert_eq!(c["tag_counts"], json!({}));
     assert_eq!(c["duplicate_games"], json!(0));
     // Buckets 1-25 (3 samples), 26-50 (1), 51-75 (1).
-    let b: Vec<u64> = stats.move_numbers.column("samples").unwrap().u64().unwrap().into_iter().flatten().collect();
+    let b: Vec<u64> = stats.move_numbers.column("samples").unwrap().u64().unwrap().iter().flatten().collect();
     assert_eq!(b, vec![3, 1, 1]);
     let ranks = stats.ranks.column("rank").unwrap().str().unwrap().get(0).map(str::to_owned);
     assert_eq!(ranks.as_deref(), Some("unknown"));

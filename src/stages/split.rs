@@ -71,6 +71,9 @@ impl SplitReport {
     }
 }
 
+/// The splits, in partition order.
+pub const SPLITS: [&str; 3] = ["train", "val", "test"];
+
 /// Assigns a game to train/val/test from its id and the pipeline seed.
 pub fn assign_split(game_id: &str, seed: u64, ratios: [f64; 3]) -> &'static str {
     let mut h = blake3::Hasher::new();
@@ -481,7 +484,8 @@ pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport>
     let mut row = 0u64;
     for_each_chunk(out, |games, first| {
         let results = replay_chunk(games, &skip, first, sc, seed, symmetry);
-        let mut kept = SampleBuf::default();
+        // One buffer per split: shards are partitioned by split (part-train-*, …).
+        let mut kept: [SampleBuf; 3] = Default::default();
         for (g, r) in games.iter().zip(results) {
             let Some(r) = r else { continue };
             if !counted {
@@ -525,17 +529,19 @@ pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport>
                     f
                 }
             };
+            let split = assign_split(&g.game_id, seed, sc.split_ratios);
             if !filtered.is_empty() {
-                let split = assign_split(&g.game_id, seed, sc.split_ratios);
                 *report.samples_by_split.entry(split.to_string()).or_default() += filtered.len() as u64;
                 report.samples += filtered.len() as u64;
             }
-            kept.append(filtered);
+            kept[SPLITS.iter().position(|s| *s == split).expect("invariant: known split")].append(filtered);
         }
         progress.add(games.len() as u64);
-        if !kept.is_empty() {
-            // Build the Arrow batch in parallel slices of about 8k rows.
-            writer.write(&kept.to_batch())?;
+        let batches: Vec<Option<arrow_array::RecordBatch>> = kept.par_iter().map(|k| (!k.is_empty()).then(|| k.to_batch())).collect();
+        for (split, b) in SPLITS.iter().zip(batches) {
+            if let Some(b) = b {
+                writer.write_part(split, &b)?;
+            }
         }
         Ok(())
     })?;
