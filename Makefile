@@ -16,7 +16,7 @@ KGS    ?= $(SHARED)/dev/kgs-2001-archive
 INPUT_FLAGS := $(foreach i,$(INPUT),--input $(i))
 THREAD_FLAGS := $(if $(THREADS),--threads $(THREADS),)
 
-.PHONY: all build run filter split sample test test-rust test-python bench venv clean
+.PHONY: all build run filter split sample stats test test-rust test-polars test-python bench venv clean
 
 all: build
 
@@ -38,6 +38,13 @@ split: build
 sample: build
 	$(KIBO) sample --out $(OUT) --pipeline $(PIPELINE) $(if $(N),--n $(N),)
 
+## Summary tables with Polars (builds kibo with the `query` feature: Polars takes
+## ~17 minutes to compile in release on 2 cores, once).
+KIBO_QUERY := $(CARGO_TARGET_DIR)/query/release/kibo
+stats:
+	CARGO_TARGET_DIR=$(CARGO_TARGET_DIR)/query $(CARGO) build --release --features query --bin kibo
+	$(KIBO_QUERY) stats --out $(OUT) --pipeline $(PIPELINE)
+
 ## Python venv for the query / oracle tests (polars, pyarrow, sgfmill, pytest).
 $(VENV)/.ok: tests/python/requirements.txt
 	python3 -m venv $(VENV)
@@ -46,10 +53,14 @@ $(VENV)/.ok: tests/python/requirements.txt
 
 venv: $(VENV)/.ok
 
-test: test-rust test-python
+test: test-rust test-python test-polars
 
 test-rust:
 	$(CARGO) test --release --lib --test integration
+
+## The Rust Polars test, in a debug build (Polars: ~5 minutes in debug, ~17 in release).
+test-polars:
+	$(CARGO) test --features query --test polars_stats
 
 # The binary is built by `cargo test` (same feature set as the tests, so no second
 # build of the dependencies).

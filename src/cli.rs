@@ -32,6 +32,8 @@ enum Cmd {
     Sample(SampleArgs),
     /// Print the tactical tags of every move of one game.
     Tags(TagsArgs),
+    /// Summary tables of the games, rejects and samples (Polars); also DIR/stats/*.csv and stats.json.
+    Stats(OutArgs),
 }
 
 #[derive(Args, Debug)]
@@ -207,6 +209,13 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             pool(r.cfg.pipeline.threads)?.install(|| do_split(&r))?;
             Ok(0)
         }
+        Cmd::Stats(a) => {
+            let r = resolve(&a, None)?;
+            if !r.out.join("games").is_dir() {
+                return setup(format!("{} has no games table: run `kibo run` first", r.out.display()));
+            }
+            stats(&r.out)
+        }
         Cmd::Tags(a) => {
             let text = crate::stages::inspect::tags_report(&a.file, a.game).map_err(|e| SetupError(format!("{e:#}")))?;
             use std::io::Write;
@@ -296,6 +305,25 @@ fn do_filter(r: &Resolved) -> anyhow::Result<i32> {
         return Ok(1);
     }
     Ok(0)
+}
+
+#[cfg(feature = "query")]
+fn stats(out: &Path) -> anyhow::Result<i32> {
+    let s = crate::stats::compute(out)?;
+    s.write(out)?;
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = s.print(&mut stdout) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            return Err(e.into());
+        }
+    }
+    eprintln!("stats: tables written to {}", out.join("stats").display());
+    Ok(0)
+}
+
+#[cfg(not(feature = "query"))]
+fn stats(_out: &Path) -> anyhow::Result<i32> {
+    setup("this kibo was built without the `query` feature (Polars); run `make stats`, which builds it")
 }
 
 fn do_split(r: &Resolved) -> anyhow::Result<()> {

@@ -22,6 +22,8 @@ pub mod input;
 pub mod progress;
 pub mod sgf;
 pub mod stages;
+#[cfg(feature = "query")]
+pub mod stats;
 pub mod storage;
 pub mod tables;
 pub mod tactics;

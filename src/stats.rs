@@ -43,7 +43,7 @@ pub struct Stats {
     /// `metric`, `value` (null when unknown): games_found, games_kept, games_rejected,
     /// games_rejected_filter, games_rejected_split, games_replayed, duplicate_games,
     /// samples, samples_before_dedup (sum of `dup_count`), unique_positions,
-    /// repeated_positions (rows with `dup_count` > 1), tactical_samples.
+    /// repeated_positions (rows with `dup_count` > 1), tactical_samples (null without tags).
     pub summary: DataFrame,
     /// `source`, `found` (kept + rejected by filter), `kept` (rows of `games`),
     /// `rejected` (rows of `rejects`), `rejected_filter`, `rejected_split`,
@@ -56,8 +56,9 @@ pub struct Stats {
     /// `split`, `samples`, `positions` (sum of `dup_count` = samples before dedup),
     /// `share` (of samples); train, val, test, others by name, then a `(total)` row.
     pub samples_by_split: DataFrame,
-    /// `tag`, `samples`, `share`: every tag name (zeros included) when the samples carry
-    /// tags, by count (descending) then name, then `is_tactical`.
+    /// `tag`, `samples`, `share`: every tag name (zeros included) by count (descending)
+    /// then name, then `is_tactical`; empty when no sample carries tags (`split.tags =
+    /// false` leaves the tag columns null).
     pub tags: DataFrame,
     /// `result_kind`, `games`; by count (descending) then name.
     pub result_kinds: DataFrame,
@@ -155,8 +156,9 @@ pub fn compute(out: &Path) -> Result<Stats> {
     ])?;
 
     // --- samples: totals and splits --------------------------------------------------
-    let dup = if samples.has("dup_count") { col("dup_count").cast(DataType::UInt64) } else { lit(1u64) };
-    let mut totals = vec![len().cast(DataType::UInt64).alias("rows"), dup.clone().sum().cast(DataType::UInt64).alias("positions")];
+    // Sum of dup_count (per group or overall); without the column every row counts once.
+    let dup_sum = if samples.has("dup_count") { col("dup_count").cast(DataType::UInt64).sum() } else { len() }.cast(DataType::UInt64);
+    let mut totals = vec![len().cast(DataType::UInt64).alias("rows"), dup_sum.clone().alias("positions")];
     let has_hash = samples.has("position_hash");
     if has_hash {
         totals.push(col("position_hash").n_unique().cast(DataType::UInt64).alias("unique"));
@@ -164,11 +166,16 @@ pub fn compute(out: &Path) -> Result<Stats> {
     if samples.has("dup_count") {
         totals.push(col("dup_count").gt(lit(1u32)).cast(DataType::UInt64).sum().alias("repeated"));
     }
+    // Rows that carry tags: with `split.tags = false` the tag columns are all null.
+    let tag_col = ["tags", "tag_mask"].into_iter().find(|c| samples.has(c));
+    if let Some(c) = tag_col {
+        totals.push(col(c).is_not_null().cast(DataType::UInt64).sum().cast(DataType::UInt64).alias("tagged"));
+    }
     if samples.has("is_tactical") {
         totals.push(col("is_tactical").cast(DataType::UInt64).sum().cast(DataType::UInt64).alias("tactical"));
     }
-    let (n_samples, n_positions, unique, repeated, tactical) = match samples.lf() {
-        None => (0, 0, None, None, None),
+    let (n_samples, n_positions, unique, repeated, tagged, tactical) = match samples.lf() {
+        None => (0, 0, None, None, 0, None),
         Some(lf) => {
             let df = lf.select(totals).collect()?;
             let one = |name: &str| -> Result<Option<u64>> {
@@ -178,11 +185,13 @@ pub fn compute(out: &Path) -> Result<Stats> {
                 Ok(ints(&df, name)?.first().copied().flatten().map(|v| v as u64).or(Some(0)))
             };
             let repeated = if samples.has("dup_count") { one("repeated")? } else { Some(0) };
-            (one("rows")?.unwrap_or(0), one("positions")?.unwrap_or(0), one("unique")?, repeated, one("tactical")?)
+            let tagged = one("tagged")?.unwrap_or(0);
+            let tactical = if tagged > 0 { one("tactical")? } else { None };
+            (one("rows")?.unwrap_or(0), one("positions")?.unwrap_or(0), one("unique")?, repeated, tagged, tactical)
         }
     };
 
-    let splits = group(&samples, &[samples.key("split")], &[dup.clone().sum().cast(DataType::UInt64)])?;
+    let splits = group(&samples, &[samples.key("split")], &[dup_sum.clone()])?;
     let mut sp: Vec<(Option<String>, u64, u64)> =
         splits.iter().map(|g| (g.keys[0].clone(), g.len, g.aggs[0].unwrap_or(0) as u64)).collect();
     let split_rank = |s: &Option<String>| match s.as_deref() {
@@ -204,7 +213,7 @@ pub fn compute(out: &Path) -> Result<Stats> {
     // --- tags ----------------------------------------------------------------------------
     let mut tag_counts: BTreeMap<String, u64> = BTreeMap::new();
     let mut have_tags = false;
-    if let Some(lf) = samples.lf() {
+    if let (Some(lf), true) = (samples.lf(), tagged > 0) {
         if samples.has("tags") {
             have_tags = true;
             let opts = ExplodeOptions { empty_as_null: false, keep_nulls: false };
@@ -288,16 +297,12 @@ pub fn compute(out: &Path) -> Result<Stats> {
     ])?;
 
     // --- move-number histogram ----------------------------------------------------------
-    let bucket_key = samples.has("move_number").then(|| {
-        (col("move_number").cast(DataType::Int64) - lit(1i64))
-            .floor_div(lit(MOVE_BUCKET as i64))
-            .cast(DataType::String)
-            .alias("bucket")
-    });
+    // Polars counts per move number (at most a few thousand groups); buckets are
+    // formed here (integer floor division in Polars needs the `round_series` feature).
     let mut buckets: BTreeMap<i64, u64> = BTreeMap::new();
-    for g in group(&samples, &[Key { name: "bucket", expr: bucket_key }], &[])? {
-        if let Some(b) = g.keys[0].as_deref().and_then(|s| s.parse::<i64>().ok()) {
-            *buckets.entry(b.max(0)).or_default() += g.len;
+    for g in group(&samples, &[samples.key("move_number")], &[])? {
+        if let Some(m) = g.keys[0].as_deref().and_then(|s| s.parse::<i64>().ok()) {
+            *buckets.entry((m.max(1) - 1) / MOVE_BUCKET as i64).or_default() += g.len;
         }
     }
     let last = buckets.keys().next_back().copied().unwrap_or(-1);
@@ -319,7 +324,7 @@ pub fn compute(out: &Path) -> Result<Stats> {
     // --- most repeated positions ------------------------------------------------------------
     let mut top = (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
     if let (Some(lf), true) = (samples.lf(), has_hash) {
-        let mut aggs = vec![dup.clone().sum().cast(DataType::UInt64).alias("occurrences"), len().cast(DataType::UInt64).alias("rows")];
+        let mut aggs = vec![dup_sum.clone().alias("occurrences"), len().cast(DataType::UInt64).alias("rows")];
         for c in ["source", "move_number", "move_gtp", "split"] {
             if samples.has(c) {
                 aggs.push(col(c).cast(DataType::String).first().alias(c));

@@ -3,6 +3,7 @@
 //! `manifest.json` and row counts from the `parquet` crate's own reader
 //! (`kibo::storage::read_table`). Runs the real binary; needs `--features query`.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -32,6 +33,33 @@ fn parquet_rows(out: &Path, table: &str) -> u64 {
     })
     .expect("table reads");
     n
+}
+
+/// Tag names (and `is_tactical` trues) counted over the samples with the parquet crate.
+fn parquet_tag_counts(out: &Path) -> BTreeMap<String, u64> {
+    use arrow_array::cast::AsArray;
+    use arrow_array::Array;
+    let mut m = BTreeMap::new();
+    kibo::storage::read_table(out, "samples", |b| {
+        let tags = b.column_by_name("tags").expect("tags column").as_list::<i32>();
+        for i in 0..b.num_rows() {
+            if tags.is_null(i) {
+                continue;
+            }
+            let names = tags.value(i);
+            let names = names.as_string::<i32>();
+            for j in 0..names.len() {
+                *m.entry(names.value(j).to_string()).or_default() += 1;
+            }
+        }
+        let tactical = b.column_by_name("is_tactical").expect("is_tactical column").as_boolean();
+        if tactical.null_count() < tactical.len() {
+            *m.entry("is_tactical".to_string()).or_default() += tactical.true_count() as u64;
+        }
+        Ok(())
+    })
+    .expect("samples read");
+    m
 }
 
 /// Merges `{reason: n}` maps (the filter's and the split's).
@@ -74,7 +102,39 @@ fn check_against_report(out: &Path) -> Value {
     assert_eq!(c["samples"], manifest["tables"]["samples"]["rows"]);
     assert_eq!(c["samples_before_dedup"], s["samples_before_dedup"]);
     assert_eq!(c["samples_by_split"], s["samples_by_split"]);
-    assert_eq!(c["tag_counts"], s["tag_counts"]);
+    // Games by source against the filter's per-source report; the last row against its total.
+    let g = &stats.games_by_source;
+    let u = |col: &str| -> Vec<u64> { g.column(col).unwrap().u64().unwrap().iter().map(Option::unwrap).collect() };
+    let names: Vec<String> = g.column("source").unwrap().str().unwrap().iter().map(|s| s.unwrap().to_string()).collect();
+    let (found, kept, rej_filter) = (u("found"), u("kept"), u("rejected_filter"));
+    let mut expected: Vec<String> = report["filter"]["by_source"].as_object().unwrap().keys().cloned().collect();
+    expected.push(kibo::stats::TOTAL.to_string());
+    assert_eq!(names, expected, "games_by_source rows");
+    for (i, name) in names.iter().enumerate() {
+        let r = if name == kibo::stats::TOTAL { f } else { &report["filter"]["by_source"][name] };
+        assert_eq!(json!(found[i]), r["games_found"], "{name}: found");
+        assert_eq!(json!(kept[i]), r["games_kept"], "{name}: kept");
+        assert_eq!(json!(rej_filter[i]), r["games_rejected"], "{name}: rejected by filter");
+    }
+
+    // Tags: the stats count the rows written; every tag name is listed, zeros included.
+    let tags = c["tag_counts"].as_object().expect("tag_counts");
+    let pq = parquet_tag_counts(out);
+    for (k, v) in tags {
+        assert_eq!(v.as_u64(), Some(pq.get(k).copied().unwrap_or(0)), "tag {k} (parquet reader)");
+    }
+    assert!(pq.keys().all(|k| tags.contains_key(k)), "tags {pq:?} vs {tags:?}");
+    // The report counts every replayed move before sampling and dedup: the same when no
+    // row was dropped, otherwise an upper bound.
+    let report_tags = s["tag_counts"].as_object().expect("report tag_counts");
+    assert_eq!(tags.keys().collect::<Vec<_>>(), report_tags.keys().collect::<Vec<_>>(), "tag names");
+    if s["samples"] == s["samples_before_dedup"] && s["dropped"] == json!({}) {
+        assert_eq!(c["tag_counts"], s["tag_counts"], "nothing dropped: tag counts as in the report");
+    } else {
+        for (k, v) in tags {
+            assert!(v.as_u64() <= report_tags[k].as_u64(), "tag {k}: {v} > report {}", report_tags[k]);
+        }
+    }
     if s["dedup"].is_object() {
         assert_eq!(c["unique_positions"], s["dedup"]["unique_positions"]);
         assert_eq!(c["unique_positions"], c["samples"], "dedup on: one row per position");
@@ -95,7 +155,7 @@ fn check_against_report(out: &Path) -> Value {
         assert_eq!(csv.lines().count(), df.height() + 1, "{name}.csv: header + one line per row");
         assert_eq!(doc["tables"][name]["rows"].as_array().map(Vec::len), Some(df.height()), "{name} in stats.json");
     }
-    let leftovers: Vec<PathBuf> = std::fs::read_dir(&sd).unwrap().map(|e| e.unwrap().path()).filter(|p| p.to_string_lossy().contains(".tmp")).collect();
+    let leftovers: Vec<PathBuf> = std::fs::read_dir(&sd).unwrap().map(|e| e.unwrap().path()).filter(|p| p.file_name().unwrap().to_string_lossy().contains(".tmp")).collect();
     assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
 
     let mut text = Vec::new();
@@ -167,32 +227,41 @@ fn stats_count_rejects_and_duplicate_games() {
     assert!(detail.contains("Gosei-Gos23-T01.sgf"), "{detail}");
 }
 
+/// Writes a pipeline over the embedded sample with the given `[split]` lines and runs it.
+fn run_sample_with(dir: &Path, name: &str, split: &str) -> PathBuf {
+    let kombilo = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/kombilo");
+    let pipeline = dir.join(format!("{name}.toml"));
+    let toml = format!(
+        "[pipeline]\nname = {name:?}\nseed = 1\n[[sources]]\nname = \"kombilo\"\npath = {:?}\n[split]\n{split}\n",
+        kombilo.to_str().unwrap()
+    );
+    std::fs::write(&pipeline, toml).unwrap();
+    let out = dir.join(name);
+    kibo(&["run", "--pipeline", pipeline.to_str().unwrap()], &out);
+    out
+}
+
 #[test]
 fn stats_without_dedup_tags_or_rejects() {
     let dir = tempfile::tempdir().unwrap();
-    let kombilo = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/kombilo");
-    let pipeline = dir.path().join("off.toml");
-    std::fs::write(
-        &pipeline,
-        format!(
-            "[pipeline]\nname = \"off\"\nseed = 1\n[[sources]]\nname = \"kombilo\"\npath = {:?}\n[split]\ndedup = \"off\"\ntags = false\n",
-            kombilo.to_str().unwrap()
-        ),
-    )
-    .unwrap();
-    let out = dir.path().join("out");
-    kibo(&["run", "--pipeline", pipeline.to_str().unwrap()], &out);
+
+    // Dedup off: every move is a row, dup_count is 1, positions repeat; nothing is
+    // dropped, so the tag counts must equal the report's exactly.
+    let out = run_sample_with(dir.path(), "off", "dedup = \"off\"");
     let c = check_against_report(&out);
-    // Dedup off: every move is a row, so positions repeat and dup_count is 1.
     let (samples, unique) = (c["samples"].as_u64().unwrap(), c["unique_positions"].as_u64().unwrap());
     assert_eq!(c["samples_before_dedup"], c["samples"]);
     assert!(0 < unique && unique < samples, "{c}");
+    assert!(c["tag_counts"]["atari"].as_u64().unwrap() > 0, "{c}");
     let stats = kibo::stats::compute(&out).unwrap();
     let occ = stats.top_positions.column("occurrences").unwrap().u64().unwrap().get(0).unwrap();
     let rows = stats.top_positions.column("rows").unwrap().u64().unwrap().get(0).unwrap();
-    assert!(occ > 1 && occ == rows, "the empty board repeats: {occ} occurrences, {rows} rows");
-    // Tags off: every tag is zero.
-    assert!(c["tag_counts"].as_object().unwrap().values().all(|v| v == &json!(0)), "{c}");
+    assert!(occ > 1 && occ == rows, "the opening position repeats: {occ} occurrences, {rows} rows");
+
+    // Tags off: the tag columns are null; no tag counts (as in the report).
+    let out = run_sample_with(dir.path(), "notags", "tags = false");
+    let c = check_against_report(&out);
+    assert_eq!(c["tag_counts"], json!({}));
 
     // No rejects folder at all still computes.
     std::fs::remove_dir_all(out.join("rejects")).unwrap();

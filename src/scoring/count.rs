@@ -1,0 +1,277 @@
+//! Ownership from the record's markup, the count itself, komi, and the comparison
+//! with the recorded result.
+//!
+//! * [`ownership_from_markup`]: `TB`/`TW` territory markup (as KGS writes it at the
+//!   end of a scored game) → [`Ownership`].
+//! * [`count`]: territory counting (Korean, Japanese) or area counting (Chinese).
+//! * [`default_komi`]: 6.5 in even games, 0.5 with a handicap (the Korean values).
+//! * [`check_result`]: the count against the recorded winner and margin.
+
+use crate::coord::{Point, NN};
+use crate::engine::{Board, BLACK, EMPTY, WHITE};
+
+use super::benson::{detect_seki, Chains, Pos};
+use super::{Owner, Ownership, RuleSet, Score, ScoreCheck};
+
+/// Margins (counted and recorded) that differ by at most this much agree: the usual
+/// disagreements between counting conventions are one point (a ko or dame filled or
+/// not, a seki eye counted or not, the ±1 parity between area and territory counts).
+pub const MARGIN_TOLERANCE: f32 = 1.0;
+
+/// How far one [`Owner::Undecided`] point can move the margin: under territory rules a
+/// stone that turns out dead is a point of territory plus a prisoner.
+const SWING_PER_UNDECIDED: f32 = 2.0;
+
+/// Komi when the record gives none: 6.5 in an even game (`handicap` 0 or 1), 0.5 in a
+/// handicap game (`handicap` ≥ 2). These are the Korean (and Japanese) values; for
+/// Chinese area counting 7.5 is usual in even games (RULES §4), so pass the record's
+/// `KM` whenever it has one.
+pub fn default_komi(handicap: u32) -> f32 {
+    if handicap >= 2 {
+        0.5
+    } else {
+        6.5
+    }
+}
+
+/// Ownership from a record's territory markup: every point listed in `tb` is Black's,
+/// every point in `tw` White's, and a stone of the other colour on a listed point is
+/// dead (a stone of the listed colour stays alive). Stones on unlisted points live;
+/// unlisted empty points are [`Owner::Neutral`] (dame, or seki eyes, which KGS does not
+/// mark). A point listed in both is [`Owner::Undecided`]; points off the board and
+/// repeats are ignored.
+///
+/// Seki is recognised on the position with the dead stones removed (same shapes as
+/// [`super::ownership_conservative`]) and listed in [`Ownership::seki`], but only on
+/// points the markup leaves unlisted: the markup always wins.
+pub fn ownership_from_markup(board: &Board, tb: &[Point], tw: &[Point]) -> Ownership {
+    let pos = Pos::new(board);
+    let ch = Chains::new(&pos);
+    let mut listed = [0u8; NN];
+    for (list, bit) in [(tb, BLACK), (tw, WHITE)] {
+        for p in list {
+            let i = p.index() as usize;
+            if i < NN && pos.on[i] {
+                listed[i] |= bit;
+            }
+        }
+    }
+    // A chain is dead as soon as one of its stones is listed for the opponent (KGS
+    // marks whole chains); for the points themselves the markup is taken literally.
+    let mut dead_stone = [false; NN];
+    let mut dead_chain = vec![false; ch.len()];
+    for i in 0..NN {
+        let c = pos.cells[i];
+        if c != EMPTY && listed[i] == 3 - c {
+            dead_stone[i] = true;
+            if let Some(k) = ch.of(i) {
+                dead_chain[k] = true;
+            }
+        }
+    }
+    let live: Vec<bool> = dead_chain.iter().map(|d| !d).collect();
+    let seki = detect_seki(&pos, &ch, &live, &live, &dead_chain);
+
+    let mut own = Ownership::undecided();
+    for i in 0..NN {
+        own.point[i] = if !pos.on[i] {
+            Owner::Neutral
+        } else {
+            match listed[i] {
+                BLACK => Owner::Black,
+                WHITE => Owner::White,
+                3 => Owner::Undecided,
+                _ if seki.point[i] => Owner::Neutral,
+                _ => match pos.cells[i] {
+                    BLACK => Owner::Black,
+                    WHITE => Owner::White,
+                    _ => Owner::Neutral,
+                },
+            }
+        };
+    }
+    for i in 0..NN {
+        if let Some(p) = Point::from_index(i as u16) {
+            if dead_stone[i] {
+                own.dead.push(p);
+            }
+            if pos.on[i] && seki.point[i] && listed[i] == 0 {
+                own.seki.push(p);
+            }
+        }
+    }
+    own
+}
+
+/// Counts a final position.
+///
+/// `own` says who owns each point and which stones are dead (a stone is dead iff it is
+/// in `own.dead`); `prisoners_black` / `prisoners_white` are the stones captured **by**
+/// Black / White during the game ([`Board::prisoners`]); `komi` goes to White;
+/// `handicap` is the number of handicap stones (`HA`).
+///
+/// * **Territory** ([`RuleSet::Korean`], [`RuleSet::Japanese`]): a player's score is
+///   the points they own that are empty or hold a dead opponent stone, plus their
+///   prisoners, plus the dead opponent stones. Living stones, dame and seki points
+///   (stones, eyes, shared liberties) count for nobody. No handicap bonus.
+/// * **Area** ([`RuleSet::Chinese`]): a player's score is their living stones (in seki
+///   too) plus the points they own that are empty or hold a dead opponent stone, plus
+///   the eyes of their groups in seki (an empty seki point whose neighbours are all
+///   their stones). Shared liberties and dame count for nobody (no ½–½ split of dame,
+///   which RULES §4 leaves unverified). Prisoners are ignored. White gets `handicap`
+///   points more when `handicap` ≥ 2 (Chinese and KGS practice, RULES §2.1/§4).
+///
+/// [`Owner::Undecided`] points count for nobody and are counted in
+/// [`Score::undecided_points`]. Points off a smaller board are ignored. With the same
+/// ownership, no undecided point and no seki, area − territory margins differ by exactly
+/// `n_B − n_W` (stones placed, handicap stones included) plus the handicap bonus (RULES
+/// §4 consistency check).
+///
+/// [`Board::prisoners`]: crate::engine::Board::prisoners
+pub fn count(
+    board: &Board,
+    own: &Ownership,
+    rules: RuleSet,
+    komi: f32,
+    prisoners_black: u32,
+    prisoners_white: u32,
+    handicap: u32,
+) -> Score {
+    let pos = Pos::new(board);
+    let mut dead = [false; NN];
+    for p in &own.dead {
+        let i = p.index() as usize;
+        if i < NN && pos.on[i] && pos.cells[i] != EMPTY {
+            dead[i] = true;
+        }
+    }
+    let mut seki = [false; NN];
+    for p in &own.seki {
+        let i = p.index() as usize;
+        if i < NN {
+            seki[i] = true;
+        }
+    }
+    let (mut black, mut white) = (0u32, 0u32);
+    let mut undecided = 0u32;
+    let (mut dead_black, mut dead_white) = (0u32, 0u32);
+    for i in 0..NN {
+        if !pos.on[i] {
+            continue;
+        }
+        let cell = pos.cells[i];
+        if dead[i] {
+            if cell == BLACK {
+                dead_black += 1;
+            } else {
+                dead_white += 1;
+            }
+        }
+        let owner = own.point[i];
+        if owner == Owner::Undecided {
+            undecided += 1;
+            continue;
+        }
+        // A point that would be empty once the dead stones are removed.
+        let open = cell == EMPTY || dead[i];
+        if open {
+            match owner {
+                Owner::Black => black += 1,
+                Owner::White => white += 1,
+                _ => {
+                    // Seki eye: counts for its owner under area rules only.
+                    if rules.is_area() && seki[i] && cell == EMPTY {
+                        match seki_eye_colour(&pos, i) {
+                            Some(BLACK) => black += 1,
+                            Some(WHITE) => white += 1,
+                            _ => {}
+                        }
+                    }
+                }
+            }
+        } else if rules.is_area() {
+            // A living stone owned by its colour, or a stone in seki, counts for its colour.
+            let counts = match owner {
+                Owner::Black => cell == BLACK,
+                Owner::White => cell == WHITE,
+                Owner::Neutral => seki[i],
+                Owner::Undecided => false,
+            };
+            if counts {
+                if cell == BLACK {
+                    black += 1;
+                } else {
+                    white += 1;
+                }
+            }
+        }
+    }
+    let (mut b, mut w) = (black as f32, white as f32);
+    if rules.is_area() {
+        if handicap >= 2 {
+            w += handicap as f32;
+        }
+    } else {
+        b += (prisoners_black + dead_white) as f32;
+        w += (prisoners_white + dead_black) as f32;
+    }
+    w += if komi.is_finite() { komi } else { 0.0 };
+    Score { black: b, white: w, margin: b - w, undecided_points: undecided }
+}
+
+/// The colour of every stone around the empty point `i`, if they are all one colour.
+fn seki_eye_colour(pos: &Pos, i: usize) -> Option<u8> {
+    let mut mask = 0u8;
+    for q in pos.adj(i) {
+        mask |= pos.cells[q];
+    }
+    (mask == BLACK || mask == WHITE).then_some(mask)
+}
+
+/// Compares a count with the recorded result.
+///
+/// `winner_black`: `Some(true)` for `B+…`, `Some(false)` for `W+…`, `None` when the
+/// record names no winner (draw, void, unknown). `recorded_margin`: the margin written in
+/// the result (`RE[W+3.5]` → `3.5`; the sign is ignored), `None` when it gives none.
+///
+/// Let `m` = [`Score::margin`] and `u` = [`Score::undecided_points`]; every undecided
+/// point can move the margin by up to 2 (a stone that is dead after all is a point of
+/// territory plus a prisoner), so the true margin lies in `[m − 2u, m + 2u]`.
+/// * no recorded winner → [`ScoreCheck::Undecided`];
+/// * that interval contains 0 (the undecided points could flip the winner; with `u = 0`,
+///   a count of exactly 0) → [`ScoreCheck::Undecided`] if `u > 0`, else
+///   [`ScoreCheck::Disagrees`] (a counted draw against a recorded win);
+/// * the count's winner differs from the recorded one → [`ScoreCheck::Disagrees`];
+/// * no recorded margin → [`ScoreCheck::Agrees`];
+/// * `| |m| − recorded |` ≤ [`MARGIN_TOLERANCE`] (1 point) → [`ScoreCheck::Agrees`];
+/// * otherwise, if the undecided points could explain the difference
+///   (`≤ 2u + MARGIN_TOLERANCE`) → [`ScoreCheck::Undecided`], else
+///   [`ScoreCheck::Disagrees`].
+///
+/// A non-finite margin in either argument gives [`ScoreCheck::Undecided`].
+pub fn check_result(score: &Score, winner_black: Option<bool>, recorded_margin: Option<f32>) -> ScoreCheck {
+    let Some(black_won) = winner_black else { return ScoreCheck::Undecided };
+    let m = score.margin;
+    if !m.is_finite() {
+        return ScoreCheck::Undecided;
+    }
+    let slack = SWING_PER_UNDECIDED * score.undecided_points as f32;
+    if m - slack <= 0.0 && m + slack >= 0.0 {
+        return if score.undecided_points > 0 { ScoreCheck::Undecided } else { ScoreCheck::Disagrees };
+    }
+    if (m > 0.0) != black_won {
+        return ScoreCheck::Disagrees;
+    }
+    let Some(rec) = recorded_margin else { return ScoreCheck::Agrees };
+    if !rec.is_finite() {
+        return ScoreCheck::Undecided;
+    }
+    let diff = (m.abs() - rec.abs()).abs();
+    if diff <= MARGIN_TOLERANCE {
+        ScoreCheck::Agrees
+    } else if diff <= slack + MARGIN_TOLERANCE {
+        ScoreCheck::Undecided
+    } else {
+        ScoreCheck::Disagrees
+    }
+}
