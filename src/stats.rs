@@ -72,7 +72,8 @@ pub struct Stats {
     pub move_numbers: DataFrame,
     /// The most repeated positions: `position_hash` (hex), `occurrences` (sum of
     /// `dup_count` over the rows with that hash), `rows`, and `source`, `move_number`,
-    /// `move_gtp`, `split` of its first row; by occurrences (descending) then hash.
+    /// `move_gtp`, `split` of its first row in shard order; by occurrences (descending)
+    /// then hash.
     pub top_positions: DataFrame,
     /// Rejects with reason `duplicate_game`: `source`, `source_file`, `member`,
     /// `game_index`, `detail`, `game_id`; sorted by the first four.
@@ -191,7 +192,7 @@ pub fn compute(out: &Path) -> Result<Stats> {
         }
     };
 
-    let splits = group(&samples, &[samples.key("split")], &[dup_sum.clone()])?;
+    let splits = group(&samples, &[samples.key("split")], std::slice::from_ref(&dup_sum))?;
     let mut sp: Vec<(Option<String>, u64, u64)> =
         splits.iter().map(|g| (g.keys[0].clone(), g.len, g.aggs[0].unwrap_or(0) as u64)).collect();
     let split_rank = |s: &Option<String>| match s.as_deref() {

@@ -34,7 +34,10 @@
 //!      non-P set, dead P stones counting as non-P) are candidates when they have at
 //!      most one potential eye: an O-region (maximal connected non-O set) bordered only
 //!      by O chains inside R counts one eye if it has at most two points that are empty
-//!      or dead, two eyes otherwise (it could be split);
+//!      or dead, two eyes otherwise (it could be split); and when they are the ones
+//!      inside: they have no more liberties in R than the P stones around R have there
+//!      (so a long wall with a gap that "encloses" one opponent stone is not taken for
+//!      a dead group inside that stone's area);
 //!    * *verified*: the candidates of R are dead when every P chain bordering R lives
 //!      by rule 1 with all candidates of both colours assumed dead, and is not itself a
 //!      candidate (so two groups each waiting for the other to die, a seki or a
@@ -422,6 +425,24 @@ fn candidates(pos: &Pos, ch: &Chains, dead: &[bool], forced: &[bool]) -> Vec<boo
         let oregs = Regions::new(pos, |i| !live(i, opp));
         let mut eyes = vec![0u32; pregs.len()];
         let mut has_forced = vec![false; pregs.len()];
+        // Liberties inside each region: of the opponent stones in it, of the P stones
+        // around it (points that are empty or dead).
+        let mut libs_opp = vec![0u32; pregs.len()];
+        let mut libs_pla = vec![0u32; pregs.len()];
+        for (r, pts) in pregs.pts.iter().enumerate() {
+            for &p in pts {
+                if live(p, opp) {
+                    continue;
+                }
+                let (mut by_opp, mut by_pla) = (false, false);
+                for q in pos.adj(p) {
+                    by_opp |= live(q, opp);
+                    by_pla |= live(q, pla);
+                }
+                libs_opp[r] += by_opp as u32;
+                libs_pla[r] += by_pla as u32;
+            }
+        }
         let region_of = |c: usize| pregs.of(ch.stones[c][0]);
         for c in 0..ch.len() {
             if ch.color[c] == opp && !dead[c] && forced[c] {
@@ -455,7 +476,7 @@ fn candidates(pos: &Pos, ch: &Chains, dead: &[bool], forced: &[bool]) -> Vec<boo
         for c in 0..ch.len() {
             if ch.color[c] == opp && !dead[c] && !forced[c] {
                 if let Some(r) = region_of(c) {
-                    if eyes[r] <= 1 && !has_forced[r] {
+                    if eyes[r] <= 1 && libs_opp[r] <= libs_pla[r] && !has_forced[r] {
                         cand[c] = true;
                     }
                 }

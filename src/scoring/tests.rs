@@ -1,0 +1,1086 @@
+//! Tests of the scoring module: KataGo's own area tests for Benson, diagram tests for
+//! every counting rule (territory, area, the consistency identity, open boundaries,
+//! dame, seki, markup), `check_result`, influence, random boards that must not panic,
+//! and the final positions of real games (GNU Go's scoring regression games and Fuego's
+//! 19×19 games ending in two passes) counted against their recorded results.
+
+use std::path::{Path, PathBuf};
+
+use crate::coord::{symmetry, Move, Point, N, NN};
+use crate::engine::{Board, Color, Rules};
+
+use super::*;
+
+// ---------------------------------------------------------------- helpers
+
+fn pt(row: usize, col: usize) -> Point {
+    Point::new(row, col).expect("test point")
+}
+
+/// A 19×19 board from 19 rows of `.XO`.
+fn board(rows: &[&str]) -> Board {
+    Board::from_diagram(&rows.join("\n")).expect("diagram")
+}
+
+/// A board in KataGo's test notation (`x` black, `o` white, `.` and `` ` `` empty),
+/// sized to the diagram.
+fn katago_board(text: &str) -> Board {
+    let rows: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let mut b = Board::new_sized(rows[0].len(), rows.len());
+    for (r, line) in rows.iter().enumerate() {
+        for (c, ch) in line.chars().enumerate() {
+            let v = match ch {
+                'x' => 1,
+                'o' => 2,
+                _ => continue,
+            };
+            b.set_stone(pt(r, c), v).unwrap();
+        }
+    }
+    b
+}
+
+/// KataGo `calculateArea(result, nonPassAliveStones=false, safeBigTerritories=false,
+/// unsafeBigTerritories=false, multiStoneSuicideLegal=false)` drawn as in its tests:
+/// black first, then white over it.
+fn katago_area(b: &Board) -> String {
+    let black = benson_pass_alive(b, Color::Black);
+    let white = benson_pass_alive(b, Color::White);
+    let (cols, rows) = b.size();
+    let mut s = String::new();
+    for r in 0..rows {
+        for c in 0..cols {
+            let i = r * N + c;
+            s.push(if white[i] { 'O' } else if black[i] { 'X' } else { '.' });
+        }
+        s.push('\n');
+    }
+    s
+}
+
+fn trim_diagram(text: &str) -> String {
+    text.lines().map(str::trim).filter(|l| !l.is_empty()).map(|l| format!("{l}\n")).collect()
+}
+
+/// `n_B − n_W` for a position built from a diagram (nothing captured) or replayed:
+/// stones placed = stones on the board + those the opponent captured.
+fn placed_diff(b: &Board) -> f32 {
+    (b.stone_count(Color::Black) + b.prisoners(Color::White)) as f32
+        - (b.stone_count(Color::White) + b.prisoners(Color::Black)) as f32
+}
+
+// ---------------------------------------------------------------- Benson
+
+// Positions and expected areas from KataGo `cpp/tests/testboardarea.cpp` (MIT), mode
+// "Safe big territories 0 Unsafe big territories 0 Non pass alive stones 0 Suicide 0".
+
+#[test]
+fn benson_katago_area1_9x9() {
+    let b = katago_board(
+        "..o.o.xx.
+         .oooo.x.x
+         oo.....xx
+         .........
+         .........
+         x......oo
+         .xx...o.o
+         x.x..oo.o
+         .x.x.o.o.",
+    );
+    let expected = "......XXX
+                    ......XXX
+                    .......XX
+                    .........
+                    .........
+                    .......OO
+                    ......OOO
+                    .....OOOO
+                    .....OOOO";
+    assert_eq!(katago_area(&b), trim_diagram(expected));
+}
+
+#[test]
+fn benson_katago_area2_9x9() {
+    let b = katago_board(
+        "x.oooooo.
+         oox..xx.o
+         o...xox.o
+         o...x.x.o
+         oxxx.xx.o
+         ox..x...o
+         o.xox...o
+         o.xxx...o
+         .ooooooo.",
+    );
+    let expected = "OOOOOOOOO
+                    OO...XX.O
+                    O...XXX.O
+                    O...XXX.O
+                    OXXXXXX.O
+                    OXXXX...O
+                    O.XXX...O
+                    O.XXX...O
+                    OOOOOOOOO";
+    assert_eq!(katago_area(&b), trim_diagram(expected));
+    // One black stone moved: nothing is pass-alive any more.
+    let b2 = katago_board(
+        "..oooooo.
+         oox..xx.o
+         o...xox.o
+         o...x.x.o
+         oxxx.xx.o
+         ox..x...o
+         o.x.x...o
+         o.xxx...o
+         .ooooooo.",
+    );
+    assert_eq!(katago_area(&b2), trim_diagram(&".........\n".repeat(9)));
+}
+
+#[test]
+fn benson_katago_area3_19x19() {
+    let b = katago_board(
+        "o.o....xx......o..o
+         .oo.xxx.x......ooo.
+         xo..x..xx........oo
+         oo.`xxx..`.....`...
+         ...................
+         .......xx..........
+         ....xxx.x......xxx.
+         ....xo.xx......x.x.
+         ....xxx........x.x.
+         xxx`....xxxxx..`x.x
+         ..x.....x...x...xx.
+         o.xxx...x...x....xx
+         o.x.x...x...xxx....
+         ..xxx...x...x.x....
+         xxx.....xxxxxxx....
+         oo.`.....`.....`...
+         .o.....oo.oo......o
+         .oooo.o.o.o.o.oooo.
+         o..o.o.oo.oo.o.o.o.",
+    );
+    let expected = "OOO................
+                    OOO................
+                    OO.................
+                    OO.................
+                    ...................
+                    .......XX..........
+                    ....XXXXX......XXX.
+                    ....XXXXX......XXX.
+                    ....XXX........XXX.
+                    XXX.............XXX
+                    ..X.............XXX
+                    ..XXX............XX
+                    ..XXX..............
+                    ..XXX..............
+                    XXX................
+                    ...................
+                    ..........OO.......
+                    ..........OOO.OOOO.
+                    ..........OOOOOOOO.";
+    assert_eq!(katago_area(&b), trim_diagram(expected));
+}
+
+#[test]
+fn benson_katago_area4_19x19() {
+    let b = katago_board(
+        ".x.x.xxxx.xxxx.x.x.
+         x.xxxx..x.x..xxxx.x
+         xx.x..x.x.x.x..x.x.
+         x.x`xx.xx`xx.xx`x.x
+         .x.xx.xx...xx.xx.x.
+         .x.x...........x.x.
+         x.x.............x.x
+         .x...............x.
+         ...................
+         xxx`....xxxxx..`...
+         ..x.....x...x.xxxxx
+         oxxxx...x..xx.x....
+         o.x.x...x.o.xxx....
+         ..xxx...x...x.x....
+         xxx.....xxxxxxxxxxx
+         ...`.....`....o`...
+         ooooo....ooooo.oooo
+         .o..oo...o...ooo...
+         o.o.xo...o.o.o.o.oo",
+    );
+    let expected = "XXXXXXXXX..........
+                    XXXXXX..X..........
+                    XX.X....X..........
+                    X......XX..........
+                    ......XX...........
+                    ...................
+                    ...................
+                    ...................
+                    ...................
+                    XXX.....XXXXX......
+                    XXX.....XXXXX.XXXXX
+                    XXXXX...XXXXX.X....
+                    XXXXX...XXXXXXX....
+                    XXXXX...XXXXXXX....
+                    XXX.....XXXXXXXXXXX
+                    ...................
+                    ...................
+                    ...................
+                    ...................";
+    assert_eq!(katago_area(&b), trim_diagram(expected));
+}
+
+/// Rows 0–2 of a board: a black corner group inside a white wall, the rest empty.
+fn corner_group(row0: &str) -> Board {
+    let mut rows = vec![row0, "XXXXO..............", "OOOOO.............."];
+    rows.extend(std::iter::repeat("...................").take(16));
+    board(&rows)
+}
+
+#[test]
+fn benson_two_eyes_alive_one_eye_not() {
+    let two = corner_group(".X.XO..............");
+    let pa = benson_pass_alive(&two, Color::Black);
+    let marked: Vec<usize> = (0..NN).filter(|&i| pa[i]).collect();
+    // Six stones and both eyes.
+    let mut expected = vec![0, 1, 2, 3, 19, 20, 21, 22];
+    expected.sort_unstable();
+    assert_eq!(marked, expected);
+    // White's wall faces an open board: not pass-alive.
+    assert!(benson_pass_alive(&two, Color::White).iter().all(|&x| !x));
+
+    let one = corner_group(".XXXO..............");
+    assert!(benson_pass_alive(&one, Color::Black).iter().all(|&x| !x), "one eye is not pass-alive");
+
+    // The conservative analysis agrees: the two-eyed group and its eyes are Black's.
+    let own = ownership_conservative(&two);
+    assert_eq!(own.owner(pt(0, 0)), Owner::Black);
+    assert_eq!(own.owner(pt(0, 2)), Owner::Black);
+    assert_eq!(own.owner(pt(1, 3)), Owner::Black);
+    assert_eq!(own.owner(pt(10, 10)), Owner::White);
+    assert!(own.dead.is_empty());
+}
+
+// ---------------------------------------------------------------- counting
+
+/// Black wall on column 8, dame on column 9, white wall on column 10; a dead white
+/// stone at (3,3), a living black stone at (10,3) in Black's area, and a dead two-stone
+/// black chain at (15,14)-(15,15) in White's area.
+const FINISHED: [&str; 19] = [
+    "........X.O........",
+    "........X.O........",
+    "........X.O........",
+    "...O....X.O........",
+    "........X.O........",
+    "........X.O........",
+    "........X.O........",
+    "........X.O........",
+    "........X.O........",
+    "........X.O........",
+    "...X....X.O........",
+    "........X.O........",
+    "........X.O........",
+    "........X.O........",
+    "........X.O........",
+    "........X.O...XX...",
+    "........X.O........",
+    "........X.O........",
+    "........X.O........",
+];
+
+#[test]
+fn territory_and_area_count_of_a_finished_position() {
+    let b = board(&FINISHED);
+    let own = ownership_conservative(&b);
+    assert_eq!(own.dead, vec![pt(3, 3), pt(15, 14), pt(15, 15)]);
+    assert!(own.seki.is_empty());
+    assert_eq!(own.count_of(Owner::Undecided), 0);
+    assert_eq!(own.owner(pt(3, 3)), Owner::Black, "dead white stone lies in Black's territory");
+    assert_eq!(own.owner(pt(15, 14)), Owner::White);
+    assert_eq!(own.owner(pt(10, 3)), Owner::Black);
+
+    // Korean: Black 151 territory (152 minus its own stone) + 1 dead white stone;
+    // White 152 territory + 2 dead black stones + komi 6.5.
+    let k = count(&b, &own, RuleSet::Korean, 6.5, 0, 0, 0);
+    assert_eq!((k.black, k.white, k.margin, k.undecided_points), (152.0, 160.5, -8.5, 0));
+    let j = count(&b, &own, RuleSet::Japanese, 6.5, 0, 0, 0);
+    assert_eq!(j, k);
+    // Prisoners taken during the game are added under territory rules only.
+    let kp = count(&b, &own, RuleSet::Korean, 6.5, 3, 1, 0);
+    assert_eq!((kp.black, kp.white), (155.0, 161.5));
+
+    // Chinese: Black 20 stones + 151; White 19 stones + 152 + komi 7.5.
+    let c = count(&b, &own, RuleSet::Chinese, 7.5, 0, 0, 0);
+    assert_eq!((c.black, c.white, c.margin), (171.0, 178.5, -7.5));
+    assert_eq!(count(&b, &own, RuleSet::Chinese, 7.5, 3, 1, 0), c, "area ignores prisoners");
+
+    // RULES §4: area_diff = territory_diff + (n_B − n_W), komi left out.
+    let t0 = count(&b, &own, RuleSet::Korean, 0.0, 0, 0, 0);
+    let a0 = count(&b, &own, RuleSet::Chinese, 0.0, 0, 0, 0);
+    assert_eq!(placed_diff(&b), 2.0);
+    assert_eq!(a0.margin, t0.margin + placed_diff(&b));
+}
+
+#[test]
+fn handicap_bonus_and_default_komi() {
+    assert_eq!(default_komi(0), 6.5);
+    assert_eq!(default_komi(1), 6.5);
+    assert_eq!(default_komi(2), 0.5);
+    assert_eq!(default_komi(9), 0.5);
+    let b = board(&FINISHED);
+    let own = ownership_conservative(&b);
+    let even = count(&b, &own, RuleSet::Chinese, 0.5, 0, 0, 0);
+    let ha4 = count(&b, &own, RuleSet::Chinese, 0.5, 0, 0, 4);
+    assert_eq!(ha4.white, even.white + 4.0, "area rules: White gets one point per handicap stone");
+    assert_eq!(count(&b, &own, RuleSet::Chinese, 0.5, 0, 0, 1), even, "HA[1] is no handicap");
+    let k = count(&b, &own, RuleSet::Korean, 0.5, 0, 0, 0);
+    assert_eq!(count(&b, &own, RuleSet::Korean, 0.5, 0, 0, 4), k, "territory rules: no bonus");
+}
+
+#[test]
+fn dame_is_neutral() {
+    let b = board(&FINISHED);
+    let own = ownership_conservative(&b);
+    for r in 0..N {
+        assert_eq!(own.owner(pt(r, 9)), Owner::Neutral, "dame at row {r}");
+        assert_eq!(own.owner(pt(r, 8)), Owner::Black);
+        assert_eq!(own.owner(pt(r, 10)), Owner::White);
+    }
+    assert_eq!(own.count_of(Owner::Neutral), 19);
+}
+
+#[test]
+fn open_boundary_is_not_territory() {
+    // The black wall has a gap at (9,8): Black's side opens onto the dame line and so
+    // onto White's wall; it is no territory (here: unsettled), White's side still is.
+    let mut rows = FINISHED;
+    rows[9] = "..........O........";
+    let b = board(&rows);
+    assert_eq!(b.get(pt(9, 8)), 0);
+    let own = ownership_conservative(&b);
+    for r in 0..N {
+        for c in 0..8 {
+            assert_ne!(own.owner(pt(r, c)), Owner::Black, "({r},{c}) is not Black's");
+        }
+    }
+    assert_eq!(own.owner(pt(5, 5)), Owner::Undecided);
+    assert_eq!(own.owner(pt(5, 15)), Owner::White);
+    let k = count(&b, &own, RuleSet::Korean, 6.5, 0, 0, 0);
+    assert_eq!(k.black, 0.0);
+    assert!(k.undecided_points >= 152);
+    assert_eq!(check_result(&k, Some(true), Some(10.5)), ScoreCheck::Undecided);
+
+    // A closed wall with a one-point hole that leads nowhere is still a closed wall: the
+    // diagonal link (8,8)-(9,7) keeps Black's side closed.
+    let mut rows = FINISHED;
+    rows[9] = ".......X..O........";
+    let b = board(&rows);
+    let own = ownership_conservative(&b);
+    assert_eq!(own.owner(pt(5, 5)), Owner::Black);
+    assert_eq!(own.owner(pt(9, 8)), Owner::Neutral, "the hole touches both colours: dame");
+}
+
+const SEKI: [&str; 19] = [
+    ".X.O.OX............",
+    "XX.OOOX............",
+    "OXXOXXX............",
+    "OOOXX..............",
+    "..OX...............",
+    "..OX...............",
+    "..OX...............",
+    "..OX...............",
+    "..OX...............",
+    "..OX...............",
+    "..OX...............",
+    "..OX...............",
+    "..OX...............",
+    "..OX...............",
+    "..OX...............",
+    "..OX...............",
+    "..OX...............",
+    "..OX...............",
+    "..OX...............",
+];
+
+#[test]
+fn seki_counts_for_nobody_under_territory_rules() {
+    // Black's corner group (5 stones, eye at (0,0)) and White's group (6 stones, eye at
+    // (0,4)) share the liberties (0,2) and (1,2); each is surrounded by the other
+    // colour's living wall. White owns 30 points on the left, Black 275 on the right.
+    let b = board(&SEKI);
+    let own = ownership_conservative(&b);
+    let seki_stones = [(0, 1), (1, 0), (1, 1), (2, 1), (2, 2), (0, 3), (0, 5), (1, 3), (1, 4), (1, 5), (2, 3)];
+    let seki_empty = [(0, 0), (0, 2), (1, 2), (0, 4)];
+    let mut expected: Vec<Point> = seki_stones.iter().chain(&seki_empty).map(|&(r, c)| pt(r, c)).collect();
+    expected.sort();
+    assert_eq!(own.seki, expected);
+    assert!(own.dead.is_empty(), "the stones in seki are alive");
+    for p in &expected {
+        assert_eq!(own.owner(*p), Owner::Neutral);
+    }
+    assert_eq!(own.count_of(Owner::Undecided), 0);
+    assert_eq!(own.count_of(Owner::White), 30 + 19);
+    assert_eq!(own.count_of(Owner::Black), 275 + 22);
+    // Nothing here is pass-alive in Benson's sense (the walls face open areas).
+    assert!(!benson_pass_alive(&b, Color::Black)[pt(0, 1).index() as usize]);
+
+    let k = count(&b, &own, RuleSet::Korean, 0.0, 0, 0, 0);
+    assert_eq!((k.black, k.white), (275.0, 30.0), "seki eyes and shared liberties count for nobody");
+    // Area: stones (seki ones too) and the seki eyes count, the shared liberties do not.
+    let c = count(&b, &own, RuleSet::Chinese, 0.0, 0, 0, 0);
+    assert_eq!((c.black, c.white), (275.0 + 22.0 + 5.0 + 1.0, 30.0 + 19.0 + 6.0 + 1.0));
+    // With seki the identity breaks by exactly the seki eyes (one each here: no change).
+    assert_eq!(c.margin, k.margin + placed_diff(&b));
+
+    // The markup source recognises the same seki on the points it leaves unlisted.
+    let tb: Vec<Point> = (0..NN as u16).filter_map(Point::from_index).filter(|p| own.owner(*p) == Owner::Black && b.get(*p) == 0).collect();
+    let tw: Vec<Point> = (0..NN as u16).filter_map(Point::from_index).filter(|p| own.owner(*p) == Owner::White && b.get(*p) == 0).collect();
+    let m = ownership_from_markup(&b, &tb, &tw);
+    assert_eq!(m.seki, own.seki);
+    assert_eq!(count(&b, &m, RuleSet::Korean, 0.0, 0, 0, 0), k);
+}
+
+#[test]
+fn a_bigger_eye_is_no_seki() {
+    // Same shape, but Black's eye has two points: Black wins the race, so the rules do
+    // not call it seki and leave the corner unsettled.
+    let mut rows = SEKI;
+    rows[0] = ".X.O.OX............";
+    rows[1] = ".X.OOOX............";
+    rows[2] = "XXXOXXX............";
+    let b = board(&rows);
+    let own = ownership_conservative(&b);
+    assert!(own.seki.is_empty(), "{:?}", own.seki);
+}
+
+#[test]
+fn markup_gives_dead_stones() {
+    let b = board(&FINISHED);
+    let all = || (0..NN as u16).filter_map(Point::from_index);
+    // KGS style: every point of each territory, dead stones included, own stones not.
+    let tb: Vec<Point> = all().filter(|p| p.col < 8 && b.get(*p) != 1).collect();
+    let tw: Vec<Point> = all().filter(|p| p.col > 10 && b.get(*p) != 2).collect();
+    let own = ownership_from_markup(&b, &tb, &tw);
+    assert_eq!(own.dead, vec![pt(3, 3), pt(15, 14), pt(15, 15)]);
+    assert_eq!(own.owner(pt(9, 9)), Owner::Neutral);
+    assert_eq!(own.owner(pt(10, 3)), Owner::Black);
+    let cons = ownership_conservative(&b);
+    for rules in [RuleSet::Korean, RuleSet::Chinese] {
+        assert_eq!(count(&b, &own, rules, 6.5, 2, 5, 0), count(&b, &cons, rules, 6.5, 2, 5, 0));
+    }
+
+    // The markup wins over the analysis: it may call a two-eyed white group dead.
+    let mut rows = FINISHED;
+    rows[4] = ".OOO....X.O........";
+    rows[5] = ".O.O....X.O........";
+    rows[6] = ".OOO....X.O........";
+    rows[7] = ".O.O....X.O........";
+    rows[8] = ".OOO....X.O........";
+    let b = board(&rows);
+    let cons = ownership_conservative(&b);
+    assert!(!cons.dead.contains(&pt(4, 1)), "two eyes: the analysis keeps it alive");
+    let tb: Vec<Point> = all().filter(|p| p.col < 8 && b.get(*p) != 1).collect();
+    let own = ownership_from_markup(&b, &tb, &[]);
+    assert!(own.dead.contains(&pt(4, 1)) && own.dead.contains(&pt(3, 3)));
+    // 13 stones of the two-eyed group plus (3,3), now part of it; Black's two stones on
+    // the right are not listed, so they live.
+    assert_eq!(own.dead.len(), 14);
+    assert!(!own.dead.contains(&pt(15, 14)));
+}
+
+#[test]
+fn markup_edge_cases() {
+    let b = board(&FINISHED);
+    // A point listed for both is undecided; points off a sized board are ignored.
+    let own = ownership_from_markup(&b, &[pt(0, 0), pt(3, 3)], &[pt(0, 0)]);
+    assert_eq!(own.owner(pt(0, 0)), Owner::Undecided);
+    assert_eq!(own.dead, vec![pt(3, 3)]);
+    assert_eq!(own.owner(pt(1, 1)), Owner::Neutral, "unlisted empty point: dame");
+    let small = Board::new_sized(9, 9);
+    let own = ownership_from_markup(&small, &[pt(12, 12), pt(0, 0)], &[]);
+    assert_eq!(own.owner(pt(12, 12)), Owner::Neutral);
+    assert_eq!(own.owner(pt(0, 0)), Owner::Black);
+    assert_eq!(count(&small, &own, RuleSet::Korean, 0.0, 0, 0, 0).black, 1.0);
+}
+
+// ---------------------------------------------------------------- check_result
+
+fn score(margin: f32, undecided: u32) -> Score {
+    Score { black: margin.max(0.0), white: (-margin).max(0.0), margin, undecided_points: undecided }
+}
+
+#[test]
+fn check_result_cases() {
+    use ScoreCheck::*;
+    // Settled count.
+    assert_eq!(check_result(&score(3.5, 0), Some(true), Some(3.5)), Agrees);
+    assert_eq!(check_result(&score(3.5, 0), Some(true), Some(4.5)), Agrees, "within 1 point");
+    assert_eq!(check_result(&score(3.5, 0), Some(true), Some(2.5)), Agrees);
+    assert_eq!(check_result(&score(3.5, 0), Some(true), Some(5.5)), Disagrees);
+    assert_eq!(check_result(&score(3.5, 0), Some(true), None), Agrees, "winner only");
+    assert_eq!(check_result(&score(3.5, 0), Some(false), Some(3.5)), Disagrees, "other winner");
+    assert_eq!(check_result(&score(-0.5, 0), Some(false), Some(0.5)), Agrees);
+    assert_eq!(check_result(&score(-0.5, 0), Some(true), Some(0.5)), Disagrees);
+    assert_eq!(check_result(&score(0.0, 0), Some(true), Some(0.5)), Disagrees, "counted draw");
+    assert_eq!(check_result(&score(3.5, 0), None, Some(3.5)), Undecided, "no recorded winner");
+    // Undecided points that could flip the winner.
+    assert_eq!(check_result(&score(3.5, 2), Some(true), Some(3.5)), Undecided);
+    assert_eq!(check_result(&score(3.5, 2), Some(false), Some(3.5)), Undecided);
+    // Undecided points that cannot flip it.
+    assert_eq!(check_result(&score(3.5, 1), Some(true), Some(3.5)), Agrees);
+    assert_eq!(check_result(&score(3.5, 1), Some(false), None), Disagrees);
+    assert_eq!(check_result(&score(3.5, 1), Some(true), Some(5.5)), Undecided, "explained by the swing");
+    assert_eq!(check_result(&score(3.5, 1), Some(true), Some(10.5)), Disagrees, "beyond the swing");
+    // Odd inputs.
+    assert_eq!(check_result(&score(f32::NAN, 0), Some(true), Some(1.0)), Undecided);
+    assert_eq!(check_result(&score(2.0, 0), Some(true), Some(f32::INFINITY)), Undecided);
+    assert_eq!(check_result(&score(2.0, 0), Some(true), Some(-2.0)), Agrees, "the sign is ignored");
+    assert_eq!(Agrees.as_str(), "agrees");
+    assert_eq!(Disagrees.as_str(), "disagrees");
+    assert_eq!(Undecided.as_str(), "undecided");
+}
+
+// ---------------------------------------------------------------- influence
+
+#[test]
+fn influence_is_symmetric() {
+    // Q16 and a few more stones; every board symmetry maps influence onto influence.
+    let stones = [(pt(3, 15), 1u8), (pt(15, 3), 2), (pt(9, 9), 1), (pt(4, 13), 2), (pt(0, 0), 1)];
+    let mut b = Board::new();
+    for (p, v) in stones {
+        b.set_stone(p, v).unwrap();
+    }
+    let base = influence(&b);
+    for s in 0..8u8 {
+        let mut t = Board::new();
+        for (p, v) in stones {
+            t.set_stone(symmetry(p, s), v).unwrap();
+        }
+        let inf = influence(&t);
+        for i in 0..NN {
+            let p = Point::from_index(i as u16).unwrap();
+            let j = symmetry(p, s).index() as usize;
+            assert!((inf[j] - base[i]).abs() < 1e-6, "symmetry {s} at {}", p.to_gtp());
+        }
+    }
+    // Q16 against its mirror D16, exactly.
+    let mut q16 = Board::new();
+    q16.set_stone(pt(3, 15), 1).unwrap();
+    let mut d16 = Board::new();
+    d16.set_stone(pt(3, 3), 1).unwrap();
+    let (a, m) = (influence(&q16), influence(&d16));
+    for r in 0..N {
+        for c in 0..N {
+            assert_eq!(a[r * N + c], m[r * N + (N - 1 - c)]);
+        }
+    }
+    // Colours are antisymmetric.
+    let mut w = Board::new();
+    w.set_stone(pt(3, 15), 2).unwrap();
+    let wi = influence(&w);
+    assert!(a.iter().zip(wi.iter()).all(|(x, y)| *x == -*y));
+}
+
+#[test]
+fn influence_decays_with_distance() {
+    let mut b = Board::new();
+    let q = pt(9, 9);
+    b.set_stone(q, 1).unwrap();
+    let inf = influence(&b);
+    let at = |r: usize, c: usize| inf[r * N + c];
+    assert!((at(9, 9) - 1f32.tanh()).abs() < 1e-6);
+    // Along a line and along a diagonal: strictly decreasing to distance 4, then zero.
+    for d in 0..INFLUENCE_RADIUS {
+        assert!(at(9, 9 + d) > at(9, 9 + d + 1), "row, d = {d}");
+    }
+    assert!(at(9, 13) > 0.0 && at(9, 14) == 0.0);
+    assert!(at(10, 10) > at(11, 11) && at(11, 11) > 0.0 && at(12, 12) == 0.0);
+    // Same distance, same influence.
+    assert_eq!(at(9, 11), at(10, 10));
+    assert_eq!(at(9, 11), at(7, 9));
+    for (i, v) in inf.iter().enumerate() {
+        let d = (i / N).abs_diff(9) + (i % N).abs_diff(9);
+        assert!(*v >= 0.0 && *v < 1.0);
+        assert_eq!(*v > 0.0, d <= INFLUENCE_RADIUS);
+    }
+    // More stones, more influence (below 1).
+    b.set_stone(pt(9, 10), 1).unwrap();
+    let two = influence(&b);
+    assert!(two[9 * N + 9] > inf[9 * N + 9] && two[9 * N + 9] < 1.0);
+    // An empty board has none; a sized board has none off the board.
+    assert!(influence(&Board::new()).iter().all(|&v| v == 0.0));
+    let mut s = Board::new_sized(9, 9);
+    s.set_stone(pt(8, 8), 1).unwrap();
+    let si = influence(&s);
+    assert_eq!(si[8 * N + 9], 0.0);
+    assert_eq!(si[9 * N + 8], 0.0);
+    assert!(si[7 * N + 8] > 0.0);
+}
+
+#[test]
+fn influence_areas_around_walls() {
+    // A black wall on row 4 and a white wall on row 14.
+    let mut b = Board::new();
+    for c in 0..N {
+        b.set_stone(pt(4, c), 1).unwrap();
+        b.set_stone(pt(14, c), 2).unwrap();
+    }
+    let inf = influence(&b);
+    let areas = influence_areas(&inf, 0.5);
+    let row = |r: usize| &areas[r * N..r * N + N];
+    for r in 3..=5 {
+        assert!(row(r).iter().all(|&a| a == 1), "row {r} is Black's area");
+    }
+    for r in 13..=15 {
+        assert!(row(r).iter().all(|&a| a == -1), "row {r} is White's area");
+    }
+    // Two rows away the area still holds away from the edges (fewer stones reach there).
+    assert!(row(2)[2..17].iter().all(|&a| a == 1) && row(16)[2..17].iter().all(|&a| a == -1));
+    for r in 9..=9 {
+        assert!(row(r).iter().all(|&a| a == 0), "row {r} is nobody's");
+    }
+    // Areas grow as the threshold drops; the threshold's sign is ignored.
+    let loose = influence_areas(&inf, 0.05);
+    let n = |a: &[i8; NN]| a.iter().filter(|&&x| x != 0).count();
+    assert!(n(&loose) > n(&areas));
+    assert_eq!(influence_areas(&inf, -0.5), areas);
+    assert!(influence_areas(&inf, f32::NAN).iter().zip(inf.iter()).all(|(a, v)| (*a == 0) == (*v == 0.0)));
+}
+
+// ---------------------------------------------------------------- robustness
+
+/// Tiny deterministic generator (SplitMix64).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+#[test]
+fn random_boards_never_panic_and_stay_consistent() {
+    let mut rng = Rng(7);
+    for round in 0..400 {
+        let (cols, rows) = if round % 5 == 0 { (1 + rng.below(19) as usize, 1 + rng.below(19) as usize) } else { (19, 19) };
+        let mut b = Board::new_sized(cols, rows);
+        let density = rng.below(100);
+        let mut tb = Vec::new();
+        let mut tw = Vec::new();
+        for r in 0..rows {
+            for c in 0..cols {
+                let p = pt(r, c);
+                if rng.below(100) < density {
+                    b.set_stone(p, 1 + rng.below(2) as u8).unwrap();
+                }
+                match rng.below(10) {
+                    0 => tb.push(p),
+                    1 => tw.push(p),
+                    _ => {}
+                }
+            }
+        }
+        tb.push(pt(18, 18));
+        for own in [ownership_conservative(&b), ownership_from_markup(&b, &tb, &tw)] {
+            for i in 0..NN {
+                let p = Point::from_index(i as u16).unwrap();
+                if !b.is_on_board(p) {
+                    assert_eq!(own.point[i], Owner::Neutral);
+                }
+            }
+            for p in &own.dead {
+                assert!(b.get(*p) != 0, "dead points hold stones");
+            }
+            for rules in [RuleSet::Korean, RuleSet::Japanese, RuleSet::Chinese] {
+                let s = count(&b, &own, rules, 6.5, 3, 4, 2);
+                assert!(s.margin.is_finite() && s.undecided_points as usize <= NN);
+                assert_eq!(s.margin, s.black - s.white);
+                let _ = check_result(&s, Some(true), Some(1.5));
+            }
+        }
+        // Pass-alive areas never overlap, and the conservative owner follows them.
+        let pb = benson_pass_alive(&b, Color::Black);
+        let pw = benson_pass_alive(&b, Color::White);
+        let own = ownership_conservative(&b);
+        for i in 0..NN {
+            assert!(!(pb[i] && pw[i]), "round {round}: both pass-alive at {i}");
+            if pb[i] {
+                assert_eq!(own.point[i], Owner::Black, "round {round} at {i}\n{}", b.to_diagram());
+            }
+            if pw[i] {
+                assert_eq!(own.point[i], Owner::White, "round {round} at {i}\n{}", b.to_diagram());
+            }
+        }
+        let inf = influence(&b);
+        assert!(inf.iter().all(|v| v.is_finite() && v.abs() < 1.0));
+    }
+    // Setup positions may hold chains without liberties.
+    let full_black = Board::from_cells(&[1u8; NN]).unwrap();
+    let own = ownership_conservative(&full_black);
+    let _ = count(&full_black, &own, RuleSet::Chinese, 7.5, 0, 0, 0);
+    assert!(benson_pass_alive(&full_black, Color::Black).iter().all(|&x| !x));
+}
+
+// ---------------------------------------------------------------- real games
+
+/// A node: its properties, each with its values.
+type Node = Vec<(String, Vec<String>)>;
+
+/// The main line of the first game in `data` (first variation at every branch).
+fn sgf_main_line(data: &[u8]) -> Vec<Node> {
+    let mut i = data.iter().position(|&b| b == b'(').unwrap_or(data.len());
+    let mut nodes = Vec::new();
+    if i < data.len() {
+        sgf_tree(data, &mut i, &mut nodes, true);
+    }
+    nodes
+}
+
+fn sgf_tree(d: &[u8], i: &mut usize, nodes: &mut Vec<Node>, keep: bool) {
+    *i += 1;
+    let mut child_seen = false;
+    while *i < d.len() {
+        match d[*i] {
+            b';' => {
+                *i += 1;
+                let n = sgf_node(d, i);
+                if keep && !child_seen {
+                    nodes.push(n);
+                }
+            }
+            b'(' => {
+                sgf_tree(d, i, nodes, keep && !child_seen);
+                child_seen = true;
+            }
+            b')' => {
+                *i += 1;
+                return;
+            }
+            _ => *i += 1,
+        }
+    }
+}
+
+fn sgf_node(d: &[u8], i: &mut usize) -> Node {
+    let mut props: Node = Vec::new();
+    let mut ident = String::new();
+    while *i < d.len() {
+        let c = d[*i];
+        if c == b';' || c == b'(' || c == b')' {
+            break;
+        }
+        if c == b'[' {
+            let mut vals = Vec::new();
+            while *i < d.len() && d[*i] == b'[' {
+                *i += 1;
+                let mut v = Vec::new();
+                while *i < d.len() && d[*i] != b']' {
+                    if d[*i] == b'\\' && *i + 1 < d.len() {
+                        *i += 1;
+                    }
+                    v.push(d[*i]);
+                    *i += 1;
+                }
+                *i += 1;
+                vals.push(String::from_utf8_lossy(&v).into_owned());
+                while *i < d.len() && d[*i].is_ascii_whitespace() {
+                    *i += 1;
+                }
+            }
+            if ident.is_empty() {
+                if let Some(last) = props.last_mut() {
+                    last.1.extend(vals);
+                }
+            } else {
+                props.push((std::mem::take(&mut ident), vals));
+            }
+        } else {
+            if c.is_ascii_uppercase() {
+                ident.push(c as char);
+            }
+            *i += 1;
+        }
+    }
+    props
+}
+
+/// An SGF point: `Ok(None)` for a pass (`""`, `"tt"`).
+fn sgf_point(v: &str) -> Result<Option<Point>, ()> {
+    let b = v.trim().as_bytes();
+    if b.is_empty() || b == b"tt" {
+        return Ok(None);
+    }
+    if b.len() != 2 {
+        return Err(());
+    }
+    Point::new(b[1].wrapping_sub(b'a') as usize, b[0].wrapping_sub(b'a') as usize).map(Some).ok_or(())
+}
+
+/// Points of a point list (`aa`, or a rectangle `aa:cc`).
+fn sgf_points(vals: &[String]) -> Vec<Point> {
+    let mut out = Vec::new();
+    for v in vals {
+        match v.split_once(':') {
+            Some((a, b)) => {
+                if let (Ok(Some(a)), Ok(Some(b))) = (sgf_point(a), sgf_point(b)) {
+                    for r in a.row.min(b.row)..=a.row.max(b.row) {
+                        for c in a.col.min(b.col)..=a.col.max(b.col) {
+                            out.push(pt(r as usize, c as usize));
+                        }
+                    }
+                }
+            }
+            None => {
+                if let Ok(Some(p)) = sgf_point(v) {
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A replayed game, ready to be counted.
+struct Final {
+    board: Board,
+    handicap: u32,
+    komi: Option<f32>,
+    rules: String,
+    result: String,
+    trailing_passes: usize,
+    tb: Vec<Point>,
+    tw: Vec<Point>,
+}
+
+/// Replays the main line; `None` for another board size or an unplayable move.
+fn replay(data: &[u8]) -> Option<Final> {
+    let nodes = sgf_main_line(data);
+    let root = nodes.first()?;
+    let prop = |n: &Node, k: &str| n.iter().find(|(id, _)| id == k).and_then(|(_, v)| v.first().cloned());
+    if let Some(sz) = prop(root, "SZ") {
+        if sz.trim() != "19" && sz.trim() != "19:19" {
+            return None;
+        }
+    }
+    let mut f = Final {
+        board: Board::new(),
+        handicap: prop(root, "HA").and_then(|v| v.trim().parse().ok()).unwrap_or(0),
+        komi: prop(root, "KM").and_then(|v| v.trim().parse().ok()),
+        rules: prop(root, "RU").unwrap_or_default(),
+        result: prop(root, "RE").unwrap_or_default(),
+        trailing_passes: 0,
+        tb: Vec::new(),
+        tw: Vec::new(),
+    };
+    for node in &nodes {
+        for (id, vals) in node {
+            match id.as_str() {
+                "AB" | "AW" | "AE" => {
+                    let v = match id.as_str() {
+                        "AB" => 1,
+                        "AW" => 2,
+                        _ => 0,
+                    };
+                    for p in sgf_points(vals) {
+                        f.board.set_stone(p, v).ok()?;
+                    }
+                }
+                "B" | "W" => {
+                    let colour = if id == "B" { Color::Black } else { Color::White };
+                    match sgf_point(vals.first().map(String::as_str).unwrap_or("")).ok()? {
+                        None => {
+                            f.board.play(colour, Move::Pass, &Rules::default()).ok()?;
+                            f.trailing_passes += 1;
+                        }
+                        Some(p) => {
+                            let m = Move::Play(p);
+                            if f.board.play(colour, m, &Rules::default()).is_err() {
+                                if f.board.get(p) != 0 {
+                                    return None;
+                                }
+                                f.board.play_unchecked(colour, m);
+                            }
+                            f.trailing_passes = 0;
+                        }
+                    }
+                }
+                "TB" => f.tb = sgf_points(vals),
+                "TW" => f.tw = sgf_points(vals),
+                _ => {}
+            }
+        }
+    }
+    Some(f)
+}
+
+/// `B+3.5` → `(true, 3.5)`; `None` without a numeric margin (resign, time, draw...).
+fn parse_result(re: &str) -> Option<(bool, f32)> {
+    let re = re.trim();
+    let black = match re.as_bytes().first()? {
+        b'B' | b'b' => true,
+        b'W' | b'w' => false,
+        _ => return None,
+    };
+    let m: f32 = re.get(1..)?.strip_prefix('+')?.trim().parse().ok()?;
+    (m.is_finite() && m > 0.0).then_some((black, m))
+}
+
+fn rules_of(f: &Final) -> (RuleSet, u32) {
+    let ru = f.rules.to_ascii_lowercase();
+    if ru.contains("aga") {
+        (RuleSet::Chinese, f.handicap.saturating_sub(1))
+    } else if ru.contains("chinese") || ru.contains("nz") || ru.contains("zealand") || ru.contains("ing") || ru.contains("goe") || ru.contains("tromp") {
+        (RuleSet::Chinese, f.handicap)
+    } else if ru.is_empty() && f.komi == Some(7.5) {
+        // Computer-go servers without RU count area with komi 7.5.
+        (RuleSet::Chinese, f.handicap)
+    } else {
+        (RuleSet::Japanese, 0)
+    }
+}
+
+#[derive(Default, Debug)]
+struct Tally {
+    games: usize,
+    agrees: usize,
+    disagrees: usize,
+    undecided: usize,
+    markup: usize,
+    settled: usize,
+    identity_checked: usize,
+}
+
+/// Counts every 19×19 game under `dir` that ended in two passes and whose result has a
+/// margin, checking the invariants on the way.
+fn tally(dir: &Path, name: &str) -> Tally {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x.eq_ignore_ascii_case("sgf")) {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let mut t = Tally::default();
+    for path in files {
+        let Ok(data) = std::fs::read(&path) else { continue };
+        let Some(f) = replay(&data) else { continue };
+        if f.trailing_passes < 2 {
+            continue;
+        }
+        let Some((black_won, margin)) = parse_result(&f.result) else { continue };
+        t.games += 1;
+        let (rules, bonus_stones) = rules_of(&f);
+        let komi = f.komi.unwrap_or_else(|| default_komi(f.handicap));
+        let (pb, pw) = (f.board.prisoners(Color::Black), f.board.prisoners(Color::White));
+        let own = if !f.tb.is_empty() || !f.tw.is_empty() {
+            t.markup += 1;
+            ownership_from_markup(&f.board, &f.tb, &f.tw)
+        } else {
+            ownership_conservative(&f.board)
+        };
+        let score = count(&f.board, &own, rules, komi, pb, pw, bonus_stones);
+        let check = check_result(&score, Some(black_won), Some(margin));
+        match check {
+            ScoreCheck::Agrees => t.agrees += 1,
+            ScoreCheck::Disagrees => t.disagrees += 1,
+            ScoreCheck::Undecided => t.undecided += 1,
+        }
+        if score.undecided_points == 0 {
+            t.settled += 1;
+        }
+        // Benson's pass-alive areas are always kept by the conservative analysis.
+        let cons = ownership_conservative(&f.board);
+        for (colour, owner) in [(Color::Black, Owner::Black), (Color::White, Owner::White)] {
+            let pa = benson_pass_alive(&f.board, colour);
+            for i in 0..NN {
+                if pa[i] {
+                    assert_eq!(cons.point[i], owner, "{}: pass-alive point {i}", path.display());
+                }
+            }
+        }
+        // RULES §4 identity, wherever both counts see the same settled points.
+        if score.undecided_points == 0 && own.seki.is_empty() {
+            let terr = count(&f.board, &own, RuleSet::Korean, 0.0, pb, pw, 0);
+            let area = count(&f.board, &own, RuleSet::Chinese, 0.0, pb, pw, 0);
+            assert_eq!(area.margin, terr.margin + placed_diff(&f.board), "{}", path.display());
+            t.identity_checked += 1;
+        }
+        if check == ScoreCheck::Disagrees {
+            println!(
+                "  {name} disagrees: {} RE[{}] {} komi {komi}: counted B {} W {} margin {:+} ({} undecided)",
+                path.file_name().unwrap_or_default().to_string_lossy(),
+                f.result,
+                rules.as_str(),
+                score.black,
+                score.white,
+                score.margin,
+                score.undecided_points
+            );
+        }
+    }
+    println!(
+        "{name}: {} games counted: {} agree, {} disagree, {} undecided ({} fully settled, {} from markup, identity checked on {})",
+        t.games, t.agrees, t.disagrees, t.undecided, t.settled, t.markup, t.identity_checked
+    );
+    t
+}
+
+/// `shared/data` beside the crate (or `KIBO_DATA_DIR`), or `None` after one line.
+fn data_dir() -> Option<PathBuf> {
+    let mut candidates = Vec::new();
+    if let Some(d) = std::env::var_os("KIBO_DATA_DIR") {
+        candidates.push(PathBuf::from(d));
+    }
+    candidates.push(PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data")));
+    candidates.push(PathBuf::from("/work/shared/data"));
+    let found = candidates.into_iter().find(|d| d.join("dev").is_dir());
+    if found.is_none() {
+        println!("skipped: shared/data not found");
+    }
+    found
+}
+
+#[test]
+fn real_games_against_recorded_results() {
+    let Some(data) = data_dir() else { return };
+    let gnugo = tally(&data.join("dev/gnugo-regression-games/scoring"), "gnugo scoring");
+    let fuego = tally(&data.join("dev/fuego-regression-sgf"), "fuego 19x19");
+    let total = gnugo.games + fuego.games;
+    assert!(gnugo.games >= 10, "expected the GNU Go scoring games: {gnugo:?}");
+    assert!(fuego.games >= 1, "expected Fuego 19x19 games: {fuego:?}");
+    let disagrees = gnugo.disagrees + fuego.disagrees;
+    assert!(disagrees * 2 < total, "disagreements must be a minority: {gnugo:?} {fuego:?}");
+    assert!(gnugo.agrees + fuego.agrees > disagrees, "{gnugo:?} {fuego:?}");
+    // More games (e.g. the KGS 2001 archive, unpacked): figures only.
+    if let Some(extra) = std::env::var_os("KIBO_SCORING_EXTRA_DIR") {
+        let t = tally(Path::new(&extra), "extra");
+        println!("extra: {t:?}");
+    }
+}
+
+#[test]
+fn sgf_helpers() {
+    let nodes = sgf_main_line(b"(;SZ[19]KM[6.5]AB[aa:bb];B[cc](;W[dd];B[])(;W[ee]))");
+    assert_eq!(nodes.len(), 4);
+    assert_eq!(sgf_points(&["aa:bb".to_string()]).len(), 4);
+    assert_eq!(sgf_point("pd"), Ok(Some(pt(3, 15))));
+    assert_eq!(sgf_point("tt"), Ok(None));
+    assert_eq!(parse_result("W+31.5"), Some((false, 31.5)));
+    assert_eq!(parse_result("B+13.50"), Some((true, 13.5)));
+    assert_eq!(parse_result("W+Resign"), None);
+    assert_eq!(parse_result("0"), None);
+    let f = replay(b"(;SZ[19]KM[6.5];B[aa];W[ba];B[ab];W[bb];B[];W[tt])").unwrap();
+    assert_eq!(f.trailing_passes, 2);
+    assert_eq!(f.board.stone_count(Color::Black), 2);
+}
