@@ -25,16 +25,27 @@
 //!
 //! 1. **Living chains** ("relaxed Benson"): the Benson iteration again, but a region
 //!    (maximal connected set of points that are not living P stones) counts for every
-//!    P chain bordering it if it holds no opponent stone other than dead ones, one vital
-//!    region if it has fewer than [`BIG_REGION`] points, two if it has more. Benson's
-//!    pass-alive chains always live. False eyes are still caught: a chain that borders a
-//!    single eye dies, and the eye stops counting for its other neighbours.
+//!    P chain bordering it if it holds no opponent stone other than dead ones: two vital
+//!    regions if it has at least [`BIG_REGION`] points, or 4 to 6 empty points in a
+//!    shape that makes two eyes whoever plays first (straight, bent, zigzag: no 2×2
+//!    block, no point next to three others), one otherwise. Benson's
+//!    pass-alive chains always live. A chain short of two is also spared when it is
+//!    *sheltered*: it has at least two liberties and every one lies in such a region
+//!    that also borders a chain living in its own right (a cutting stone inside its own
+//!    eye space cannot be approached from outside), or *connected*: it has at least two
+//!    liberties and one of them is a point the opponent cannot play (no opponent
+//!    neighbour, at most one empty one) next to a chain that lives without that point
+//!    (the opponent must take liberties from outside first, and the chain then joins).
+//!    False eyes are still caught: a
+//!    chain that borders a single eye and has a liberty outside, or only one liberty,
+//!    dies, and the eye stops counting for its other neighbours.
 //! 2. **Dead stones**, repeated until nothing changes:
 //!    * *candidates*: the opponent stones O inside a region R of P (maximal connected
 //!      non-P set, dead P stones counting as non-P) are candidates when they have at
 //!      most one potential eye: an O-region (maximal connected non-O set) bordered only
-//!      by O chains inside R counts one eye if it has at most two points that are empty
-//!      or dead, two eyes otherwise (it could be split); and when they are the ones
+//!      by O chains inside R counts two eyes if it could be split into two (as in rule
+//!      1: at least [`BIG_REGION`] points that are empty or dead, or a two-eye shape),
+//!      one otherwise; and when they are the ones
 //!      inside: they have no more liberties in R than the P stones around R have there
 //!      (so a long wall with a gap that "encloses" one opponent stone is not taken for
 //!      a dead group inside that stone's area);
@@ -165,7 +176,11 @@ impl Chains {
             color.push(c);
             stones.push(list);
         }
-        Chains { label, color, stones }
+        Chains {
+            label,
+            color,
+            stones,
+        }
     }
 
     /// Number of chains.
@@ -346,7 +361,13 @@ pub(crate) fn benson_area(pos: &Pos, ch: &Chains, pla: u8) -> [bool; NN] {
 /// Rule 1 of the module docs: which chains of `pla` live, given the chains already
 /// known `dead` (of both colours) and the chains that live whatever happens (`forced`,
 /// Benson's). Indexed by chain; `false` for chains of the other colour and dead ones.
-pub(crate) fn relaxed_alive(pos: &Pos, ch: &Chains, pla: u8, dead: &[bool], forced: &[bool]) -> Vec<bool> {
+pub(crate) fn relaxed_alive(
+    pos: &Pos,
+    ch: &Chains,
+    pla: u8,
+    dead: &[bool],
+    forced: &[bool],
+) -> Vec<bool> {
     let opp = 3 - pla;
     let is_pla = |i: usize| pos.cells[i] == pla && ch.of(i).is_some_and(|c| !dead[c]);
     let regs = Regions::new(pos, |i| !is_pla(i));
@@ -367,14 +388,42 @@ pub(crate) fn relaxed_alive(pos: &Pos, ch: &Chains, pla: u8, dead: &[bool], forc
                 }
             }
         }
-        weight[r] = match (healthy, regs.pts[r].len() >= BIG_REGION) {
-            (false, _) => 0,
-            (true, false) => 1,
-            (true, true) => 2,
+        weight[r] = if !healthy {
+            0
+        } else if regs.pts[r].len() >= BIG_REGION || two_eye_shape(pos, &regs.pts[r]) {
+            2
+        } else {
+            1
         };
     }
 
-    let chains: Vec<usize> = (0..ch.len()).filter(|&c| ch.color[c] == pla && !dead[c]).collect();
+    let chains: Vec<usize> = (0..ch.len())
+        .filter(|&c| ch.color[c] == pla && !dead[c])
+        .collect();
+    // Liberties of each chain (points that are empty or hold a dead stone) and the
+    // regions they lie in.
+    let mut nlibs = vec![0u32; ch.len()];
+    let mut libs_of: Vec<Vec<usize>> = vec![Vec::new(); ch.len()];
+    let mut lib_regions: Vec<Vec<usize>> = vec![Vec::new(); ch.len()];
+    let mut libs = Vec::new();
+    for &c in &chains {
+        libs.clear();
+        for &s in &ch.stones[c] {
+            for q in pos.adj(s) {
+                let live_opp = pos.cells[q] == opp && ch.of(q).is_some_and(|d| !dead[d]);
+                if !is_pla(q) && !live_opp {
+                    push_unique(&mut libs, q);
+                }
+            }
+        }
+        nlibs[c] = libs.len() as u32;
+        libs_of[c] = libs.clone();
+        for &q in &libs {
+            if let Some(r) = regs.of(q) {
+                push_unique(&mut lib_regions[c], r);
+            }
+        }
+    }
     let mut killed = vec![false; ch.len()];
     let mut tainted = vec![false; nreg];
     let mut count = vec![0u32; ch.len()];
@@ -389,22 +438,66 @@ pub(crate) fn relaxed_alive(pos: &Pos, ch: &Chains, pla: u8, dead: &[bool], forc
                 }
             }
         }
-        let mut any = false;
-        for &c in &chains {
-            if !killed[c] && !forced[c] && count[c] < 2 {
-                killed[c] = true;
-                any = true;
-                for &s in &ch.stones[c] {
-                    for q in pos.adj(s) {
-                        if let Some(r) = regs.of(q) {
-                            tainted[r] = true;
+        // Sheltered: at least two liberties, all inside counted regions that also serve
+        // a chain living in its own right, so the opponent cannot approach it from
+        // outside (a cutting stone inside its own eye space). Decided on the state at
+        // the start of the round, like the counts.
+        let anchored = |r: usize, c: usize| {
+            weight[r] > 0
+                && !tainted[r]
+                && border[r]
+                    .iter()
+                    .any(|&d| d != c && !killed[d] && (forced[d] || count[d] >= 2))
+        };
+        // Connected: at least two liberties, one of them a point the opponent cannot
+        // play (no opponent neighbour, at most one empty neighbour: a stone there would
+        // be in atari at once) next to a chain that lives without that point's region.
+        let connected = |c: usize| {
+            nlibs[c] >= 2
+                && libs_of[c].iter().any(|&p| {
+                    let mut empties = 0;
+                    let mut ok = pos.cells[p] == EMPTY;
+                    let mut anchor = false;
+                    for q in pos.adj(p) {
+                        if pos.cells[q] == EMPTY {
+                            empties += 1;
+                        } else if is_pla(q) {
+                            if let Some(d) = ch.of(q) {
+                                let r = regs.of(p);
+                                let own = r.map_or(0, |r| if tainted[r] { 0 } else { weight[r] });
+                                anchor |=
+                                    d != c && !killed[d] && (forced[d] || count[d] >= 2 + own);
+                            }
+                        } else {
+                            ok = false;
                         }
+                    }
+                    ok && empties <= 1 && anchor
+                })
+        };
+        let doomed: Vec<usize> = chains
+            .iter()
+            .copied()
+            .filter(|&c| {
+                !killed[c]
+                    && !forced[c]
+                    && count[c] < 2
+                    && (nlibs[c] < 2 || !lib_regions[c].iter().all(|&r| anchored(r, c)))
+                    && !connected(c)
+            })
+            .collect();
+        if doomed.is_empty() {
+            break;
+        }
+        for c in doomed {
+            killed[c] = true;
+            for &s in &ch.stones[c] {
+                for q in pos.adj(s) {
+                    if let Some(r) = regs.of(q) {
+                        tainted[r] = true;
                     }
                 }
             }
-        }
-        if !any {
-            break;
         }
     }
     let mut alive = vec![false; ch.len()];
@@ -412,6 +505,27 @@ pub(crate) fn relaxed_alive(pos: &Pos, ch: &Chains, pla: u8, dead: &[bool], forc
         alive[c] = !killed[c];
     }
     alive
+}
+
+/// Whether an eye space of 4 to 6 empty points makes two eyes even if the opponent
+/// plays first: no 2×2 block (square four, bulky five, rectangular six) and no point
+/// next to three or more others (pyramid four, crossed five, rabbity six), which leaves
+/// straight, bent and zigzag shapes. Spaces holding stones never qualify.
+fn two_eye_shape(pos: &Pos, pts: &[usize]) -> bool {
+    if !(4..=6).contains(&pts.len()) || pts.iter().any(|&p| pos.cells[p] != EMPTY) {
+        return false;
+    }
+    let has = |i: usize| pts.contains(&i);
+    for &p in pts {
+        if pos.adj(p).filter(|&q| has(q)).count() >= 3 {
+            return false;
+        }
+        let (r, c) = (p / N, p % N);
+        if r + 1 < N && c + 1 < N && has(p + 1) && has(p + N) && has(p + N + 1) {
+            return false;
+        }
+    }
+    true
 }
 
 /// Rule 2, candidates: opponent chains inside a region of P with at most one potential
@@ -467,10 +581,16 @@ fn candidates(pos: &Pos, ch: &Chains, dead: &[bool], forced: &[bool]) -> Vec<boo
                     }
                 }
             }
-            let Some(&first) = border.first() else { continue };
+            let Some(&first) = border.first() else {
+                continue;
+            };
             let Some(r0) = region_of(first) else { continue };
             if border.iter().all(|&c| region_of(c) == Some(r0)) {
-                eyes[r0] += if room <= 2 { 1 } else { 2 };
+                eyes[r0] += if room >= BIG_REGION || two_eye_shape(pos, q) {
+                    2
+                } else {
+                    1
+                };
             }
         }
         for c in 0..ch.len() {
@@ -487,7 +607,13 @@ fn candidates(pos: &Pos, ch: &Chains, dead: &[bool], forced: &[bool]) -> Vec<boo
 }
 
 /// Rule 2, verification: the candidate chains that are dead (see the module docs).
-fn verified(pos: &Pos, ch: &Chains, dead: &[bool], cand: &[bool], alive_opt: &[bool]) -> Vec<usize> {
+fn verified(
+    pos: &Pos,
+    ch: &Chains,
+    dead: &[bool],
+    cand: &[bool],
+    alive_opt: &[bool],
+) -> Vec<usize> {
     let mut out = Vec::new();
     let live = |i: usize, col: u8| pos.cells[i] == col && ch.of(i).is_some_and(|c| !dead[c]);
     for pla in [BLACK, WHITE] {
@@ -533,16 +659,25 @@ pub(crate) struct Seki {
 
 /// Rule 3 of the module docs. `cand`: chains that may be in seki; `ok_nb`: chains that
 /// may touch a seki from outside (living ones); `dead`: dead chains. Indexed by chain.
-pub(crate) fn detect_seki(pos: &Pos, ch: &Chains, cand: &[bool], ok_nb: &[bool], dead: &[bool]) -> Seki {
+pub(crate) fn detect_seki(
+    pos: &Pos,
+    ch: &Chains,
+    cand: &[bool],
+    ok_nb: &[bool],
+    dead: &[bool],
+) -> Seki {
     let nch = ch.len();
-    let mut seki = Seki { chain: vec![false; nch], point: [false; NN] };
+    let mut seki = Seki {
+        chain: vec![false; nch],
+        point: [false; NN],
+    };
     let comps = Regions::new(pos, |i| pos.cells[i] == EMPTY);
     let ncomp = comps.len();
     // Stones around each empty area, and their colours.
     let mut cborder: Vec<Vec<usize>> = vec![Vec::new(); ncomp];
     let mut cmask = vec![0u8; ncomp];
-    for k in 0..ncomp {
-        for &p in &comps.pts[k] {
+    for (k, pts) in comps.pts.iter().enumerate() {
+        for &p in pts {
             for q in pos.adj(p) {
                 if let Some(c) = ch.of(q) {
                     push_unique(&mut cborder[k], c);
@@ -553,8 +688,8 @@ pub(crate) fn detect_seki(pos: &Pos, ch: &Chains, cand: &[bool], ok_nb: &[bool],
     }
     // Empty areas touching each chain.
     let mut ccomps: Vec<Vec<usize>> = vec![Vec::new(); nch];
-    for k in 0..ncomp {
-        for &c in &cborder[k] {
+    for (k, border) in cborder.iter().enumerate() {
+        for &c in border {
             ccomps[c].push(k);
         }
     }
@@ -603,8 +738,8 @@ pub(crate) fn detect_seki(pos: &Pos, ch: &Chains, cand: &[bool], ok_nb: &[bool],
             parent[ra] = rb;
         }
     };
-    for k in 0..ncomp {
-        let q: Vec<usize> = cborder[k].iter().copied().filter(|&c| qual[c]).collect();
+    for border in &cborder {
+        let q: Vec<usize> = border.iter().copied().filter(|&c| qual[c]).collect();
         for w in q.windows(2) {
             union(&mut parent, w[0], w[1]);
         }
@@ -735,21 +870,31 @@ pub fn ownership_conservative(board: &Board) -> Ownership {
 
 /// Builds the [`Ownership`] from the status of every chain (see the module docs, last
 /// paragraph). Chains neither dead, alive nor in seki are unsettled.
-pub(crate) fn assemble(pos: &Pos, ch: &Chains, dead: &[bool], alive: &[bool], seki: &Seki) -> Ownership {
+pub(crate) fn assemble(
+    pos: &Pos,
+    ch: &Chains,
+    dead: &[bool],
+    alive: &[bool],
+    seki: &Seki,
+) -> Ownership {
     let mut own = Ownership::undecided();
     for i in 0..NN {
-        if !pos.on[i] {
-            own.point[i] = Owner::Neutral;
-        } else if seki.point[i] {
+        if !pos.on[i] || seki.point[i] {
             own.point[i] = Owner::Neutral;
         } else if let Some(c) = ch.of(i) {
             if !dead[c] && alive[c] {
-                own.point[i] = if ch.color[c] == BLACK { Owner::Black } else { Owner::White };
+                own.point[i] = if ch.color[c] == BLACK {
+                    Owner::Black
+                } else {
+                    Owner::White
+                };
             }
         }
     }
     let is_dead = |i: usize| ch.of(i).is_some_and(|c| dead[c]);
-    let areas = Regions::new(pos, |i| !seki.point[i] && (pos.cells[i] == EMPTY || is_dead(i)));
+    let areas = Regions::new(pos, |i| {
+        !seki.point[i] && (pos.cells[i] == EMPTY || is_dead(i))
+    });
     for pts in &areas.pts {
         // Bits: 1 black alive, 2 white alive, 4 seki, 8 unsettled.
         let mut border = 0u8;

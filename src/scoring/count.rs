@@ -60,9 +60,9 @@ pub fn ownership_from_markup(board: &Board, tb: &[Point], tw: &[Point]) -> Owner
     // marks whole chains); for the points themselves the markup is taken literally.
     let mut dead_stone = [false; NN];
     let mut dead_chain = vec![false; ch.len()];
-    for i in 0..NN {
+    for (i, &l) in listed.iter().enumerate() {
         let c = pos.cells[i];
-        if c != EMPTY && listed[i] == 3 - c {
+        if c != EMPTY && l == 3 - c {
             dead_stone[i] = true;
             if let Some(k) = ch.of(i) {
                 dead_chain[k] = true;
@@ -73,11 +73,11 @@ pub fn ownership_from_markup(board: &Board, tb: &[Point], tw: &[Point]) -> Owner
     let seki = detect_seki(&pos, &ch, &live, &live, &dead_chain);
 
     let mut own = Ownership::undecided();
-    for i in 0..NN {
+    for (i, &l) in listed.iter().enumerate() {
         own.point[i] = if !pos.on[i] {
             Owner::Neutral
         } else {
-            match listed[i] {
+            match l {
                 BLACK => Owner::Black,
                 WHITE => Owner::White,
                 3 => Owner::Undecided,
@@ -216,7 +216,12 @@ pub fn count(
         w += (prisoners_white + dead_black) as f32;
     }
     w += if komi.is_finite() { komi } else { 0.0 };
-    Score { black: b, white: w, margin: b - w, undecided_points: undecided }
+    Score {
+        black: b,
+        white: w,
+        margin: b - w,
+        undecided_points: undecided,
+    }
 }
 
 /// The colour of every stone around the empty point `i`, if they are all one colour.
@@ -249,20 +254,32 @@ fn seki_eye_colour(pos: &Pos, i: usize) -> Option<u8> {
 ///   [`ScoreCheck::Disagrees`].
 ///
 /// A non-finite margin in either argument gives [`ScoreCheck::Undecided`].
-pub fn check_result(score: &Score, winner_black: Option<bool>, recorded_margin: Option<f32>) -> ScoreCheck {
-    let Some(black_won) = winner_black else { return ScoreCheck::Undecided };
+pub fn check_result(
+    score: &Score,
+    winner_black: Option<bool>,
+    recorded_margin: Option<f32>,
+) -> ScoreCheck {
+    let Some(black_won) = winner_black else {
+        return ScoreCheck::Undecided;
+    };
     let m = score.margin;
     if !m.is_finite() {
         return ScoreCheck::Undecided;
     }
     let slack = SWING_PER_UNDECIDED * score.undecided_points as f32;
     if m - slack <= 0.0 && m + slack >= 0.0 {
-        return if score.undecided_points > 0 { ScoreCheck::Undecided } else { ScoreCheck::Disagrees };
+        return if score.undecided_points > 0 {
+            ScoreCheck::Undecided
+        } else {
+            ScoreCheck::Disagrees
+        };
     }
     if (m > 0.0) != black_won {
         return ScoreCheck::Disagrees;
     }
-    let Some(rec) = recorded_margin else { return ScoreCheck::Agrees };
+    let Some(rec) = recorded_margin else {
+        return ScoreCheck::Agrees;
+    };
     if !rec.is_finite() {
         return ScoreCheck::Undecided;
     }

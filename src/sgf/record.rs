@@ -253,6 +253,11 @@ pub struct GameRecord {
     pub moves: Vec<GameMove>,
     /// Setup after the first move.
     pub mid_setup: Vec<MidSetup>,
+    /// `TB` (black territory markup) of the last main-line node that has it, as servers
+    /// such as KGS write at the end of a counted game; empty when absent or unreadable.
+    pub territory_black: Vec<Point>,
+    /// `TW` likewise.
+    pub territory_white: Vec<Point>,
     /// What was unusual.
     pub quirks: Quirks,
     /// Charset the file was decoded with.
@@ -461,6 +466,7 @@ pub fn game_from_tree(tree: &Tree<'_>, index: usize, charset: &'static str) -> R
     let mut moves: Vec<GameMove> = Vec::new();
     let mut mid_setup = Vec::new();
     let mut first_player = None;
+    let mut territory: (Vec<Point>, Vec<Point>) = (Vec::new(), Vec::new());
 
     // One pass over the main line. Setup and `PL` of a node count as coming before its
     // moves, whatever their order in the node.
@@ -491,6 +497,14 @@ pub fn game_from_tree(tree: &Tree<'_>, index: usize, charset: &'static str) -> R
             }
             match p.ident {
                 "AB" | "AW" | "AE" => has_setup = true,
+                // Markup: an unreadable point never rejects the game, it drops the list.
+                "TB" | "TW" => {
+                    let mut pts = Vec::new();
+                    let mut scratch = Quirks::default();
+                    let ok = points(p, &mut pts, &mut scratch).is_ok();
+                    let slot = if p.ident == "TB" { &mut territory.0 } else { &mut territory.1 };
+                    *slot = if ok { pts } else { Vec::new() };
+                }
                 "PL" => pl = p.values.first().copied(),
                 other => {
                     if let Some(s) = slot_of(other) {
@@ -624,6 +638,8 @@ pub fn game_from_tree(tree: &Tree<'_>, index: usize, charset: &'static str) -> R
         first_player,
         moves,
         mid_setup,
+        territory_black: territory.0,
+        territory_white: territory.1,
         quirks: q,
         charset,
         issues: tree.issues.clone(),
