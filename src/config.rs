@@ -111,6 +111,12 @@ pub struct FilterConfig {
     pub allow_unknown_date: bool,
     /// Keep games with setup stones after the first move (otherwise `setup_after_root`).
     pub allow_setup_after_root: bool,
+    /// Reject games whose counted final position disagrees with the recorded result
+    /// (`score_disagrees`); see docs/scoring.md.
+    pub drop_score_disagreements: bool,
+    /// Komi used when counting, instead of the record's `KM` (default: the record's, else
+    /// 6.5 in even games and 0.5 in handicap games).
+    pub komi: Option<f32>,
 }
 
 impl Default for FilterConfig {
@@ -128,6 +134,8 @@ impl Default for FilterConfig {
             date_to: None,
             allow_unknown_date: true,
             allow_setup_after_root: false,
+            drop_score_disagreements: false,
+            komi: None,
         }
     }
 }
@@ -167,6 +175,11 @@ pub struct SplitConfig {
     pub tactical_only: bool,
     /// With `max_samples_per_game`, take half of each game's quota from tactical moves.
     pub tactical_bias: bool,
+    /// Add influence areas per sample (docs/scoring.md): `influence_areas` and the two
+    /// area sizes. Off by default (a few microseconds per sample).
+    pub influence: bool,
+    /// Influence above this (in (0, 1)) makes a point part of an area.
+    pub influence_threshold: f32,
 }
 
 impl Default for SplitConfig {
@@ -187,6 +200,8 @@ impl Default for SplitConfig {
             tags: true,
             tactical_only: false,
             tactical_bias: false,
+            influence: false,
+            influence_threshold: 0.5,
         }
     }
 }

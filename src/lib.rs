@@ -29,3 +29,4 @@ pub mod tables;
 pub mod tactics;
 pub mod verify;
 pub mod samples;
+pub mod scoring;

@@ -141,6 +141,10 @@ pub struct SampleBuf {
     keys: Vec<[u8; 16]>,
     /// Symmetry mapping the row onto its canonical form (symmetry mode), else 0.
     sym: Vec<u8>,
+    /// Influence areas per row (361 bytes: 0 none, 1 black, 2 white) and the two area
+    /// sizes; empty when `split.influence` is off.
+    infl_areas: Vec<u8>,
+    infl_counts: Vec<(u16, u16)>,
     /// Tactical tags per row (bit mask, capture size, self-atari size); empty when tags are off.
     tags: Vec<(u32, u16, u16)>,
     /// Dedup columns, filled by [`SampleBuf::keep_rows`].
@@ -187,6 +191,25 @@ impl SampleBuf {
     pub fn move_index(&self, i: usize) -> u16 {
         self.moves[i]
     }
+    /// Attaches influence areas to the row just pushed (see [`crate::scoring::influence`]).
+    pub fn push_influence(&mut self, areas: &[i8; NN]) {
+        let (mut b, mut w) = (0u16, 0u16);
+        for &a in areas.iter() {
+            let v = match a {
+                1 => {
+                    b += 1;
+                    1
+                }
+                -1 => {
+                    w += 1;
+                    2
+                }
+                _ => 0,
+            };
+            self.infl_areas.push(v);
+        }
+        self.infl_counts.push((b, w));
+    }
     /// Tag mask of row `i` (0 when tags are off).
     pub fn tag_mask(&self, i: usize) -> u32 {
         self.tags.get(i).map(|t| t.0).unwrap_or(0)
@@ -219,6 +242,10 @@ impl SampleBuf {
         }
         if !self.tags.is_empty() {
             o.tags.push(self.tags[i]);
+        }
+        if !self.infl_counts.is_empty() {
+            o.infl_areas.extend_from_slice(&self.infl_areas[i * NN..(i + 1) * NN]);
+            o.infl_counts.push(self.infl_counts[i]);
         }
     }
     /// Fills the canonical keys (symmetry mode).
@@ -295,6 +322,8 @@ impl SampleBuf {
         self.moves.append(&mut o.moves);
         self.keys.append(&mut o.keys);
         self.tags.append(&mut o.tags);
+        self.infl_areas.append(&mut o.infl_areas);
+        self.infl_counts.append(&mut o.infl_counts);
         self.sym.append(&mut o.sym);
         self.dup_count.append(&mut o.dup_count);
         if self.dist_off.is_empty() {
@@ -351,6 +380,10 @@ impl SampleBuf {
         let mut tcap = UInt16Builder::with_capacity(n);
         let mut tsa = UInt16Builder::with_capacity(n);
         let mut ttac = BooleanBuilder::with_capacity(n);
+        let with_infl = !self.infl_counts.is_empty();
+        let mut iareas = BinaryBuilder::new();
+        let mut iblack = UInt16Builder::with_capacity(n);
+        let mut iwhite = UInt16Builder::with_capacity(n);
         for i in 0..n {
             let gi = g(i);
             game_id.append_value(&gi.game_id);
@@ -428,6 +461,15 @@ impl SampleBuf {
                 tsa.append_null();
                 ttac.append_null();
             }
+            if with_infl {
+                iareas.append_value(&self.infl_areas[i * NN..(i + 1) * NN]);
+                iblack.append_value(self.infl_counts[i].0);
+                iwhite.append_value(self.infl_counts[i].1);
+            } else {
+                iareas.append_null();
+                iblack.append_null();
+                iwhite.append_null();
+            }
         }
         let cols: Vec<ArrayRef> = vec![
             Arc::new(game_id.finish()),
@@ -469,6 +511,9 @@ impl SampleBuf {
             Arc::new(tcap.finish()),
             Arc::new(tsa.finish()),
             Arc::new(ttac.finish()),
+            Arc::new(iareas.finish()),
+            Arc::new(iblack.finish()),
+            Arc::new(iwhite.finish()),
         ];
         RecordBatch::try_new(samples_schema(), cols).expect("invariant: sample columns match schema")
     }
@@ -522,6 +567,9 @@ pub fn samples_schema() -> SchemaRef {
         Field::new("capture_size", DataType::UInt16, true),
         Field::new("self_atari_size", DataType::UInt16, true),
         Field::new("is_tactical", DataType::Boolean, true),
+        Field::new("influence_areas", DataType::Binary, true),
+        Field::new("influence_black_area", DataType::UInt16, true),
+        Field::new("influence_white_area", DataType::UInt16, true),
     ])
 }
 

@@ -91,6 +91,10 @@ pub struct GameRow {
     pub mid_setup: Option<String>,
     /// Names of the quirks normalised while reading (`fox_komi_scaled`, `tt_pass`, …).
     pub quirks: Vec<String>,
+    /// For games that ended by counting: `agrees`, `disagrees` or `undecided`; else null.
+    pub score_check: Option<String>,
+    /// The counted margin (black − white, komi included) behind `score_check`.
+    pub counted_margin: Option<f32>,
 }
 
 /// One game left out, or a file that could not be read.
@@ -166,6 +170,8 @@ pub fn games_schema() -> SchemaRef {
         Field::new("non_alternating", DataType::UInt32, false),
         utf8("mid_setup", true),
         list_of("quirks", DataType::Utf8),
+        utf8("score_check", true),
+        Field::new("counted_margin", DataType::Float32, true),
     ])
 }
 
@@ -214,6 +220,7 @@ pub fn games_batch(rows: &[GameRow]) -> RecordBatch {
     let mut wrn = Int16Builder::new();
     let mut nm = UInt32Builder::new();
     let mut na = UInt32Builder::new();
+    let mut cm = Float32Builder::new();
     let mut quirks = ListBuilder::new(StringBuilder::new()).with_field(Arc::new(Field::new("item", DataType::Utf8, false)));
     for r in rows {
         gi.append_value(r.game_index);
@@ -225,6 +232,7 @@ pub fn games_batch(rows: &[GameRow]) -> RecordBatch {
         wrn.append_option(r.white_rank_num);
         nm.append_value(r.num_moves);
         na.append_value(r.non_alternating);
+        cm.append_option(r.counted_margin.filter(|m| m.is_finite()));
         for q in &r.quirks {
             quirks.values().append_value(q);
         }
@@ -268,6 +276,8 @@ pub fn games_batch(rows: &[GameRow]) -> RecordBatch {
         Arc::new(na.finish()),
         s(|r| r.mid_setup.as_deref()),
         Arc::new(quirks.finish()),
+        s(|r| r.score_check.as_deref()),
+        Arc::new(cm.finish()),
     ];
     RecordBatch::try_new(games_schema(), cols).expect("invariant: games columns match schema")
 }
@@ -374,6 +384,8 @@ pub fn games_from_batch(b: &RecordBatch) -> anyhow::Result<Vec<GameRow>> {
             non_alternating: prim!(c, "non_alternating", UInt32Type, i).unwrap_or(0),
             mid_setup: c.s("mid_setup", i)?,
             quirks: (0..qs.len()).map(|j| qs.value(j).to_string()).collect(),
+            score_check: c.s("score_check", i)?,
+            counted_margin: prim!(c, "counted_margin", Float32Type, i),
         });
     }
     Ok(out)

@@ -5,5 +5,6 @@ mod dedup;
 mod filter;
 mod reliability;
 mod sample;
+mod scoring;
 mod split;
 mod tags;

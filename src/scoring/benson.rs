@@ -25,30 +25,27 @@
 //!
 //! 1. **Living chains** ("relaxed Benson"): the Benson iteration again, but a region
 //!    (maximal connected set of points that are not living P stones) counts for every
-//!    P chain bordering it if it holds no opponent stone other than dead ones: two vital
-//!    regions if it has at least [`BIG_REGION`] points, or 4 to 6 empty points in a
-//!    shape that makes two eyes whoever plays first (straight, bent, zigzag: no 2×2
-//!    block, no point next to three others), one otherwise. Benson's
-//!    pass-alive chains always live. A chain short of two is also spared when it is
-//!    *sheltered*: it has at least two liberties and every one lies in such a region
-//!    that also borders a chain living in its own right (a cutting stone inside its own
-//!    eye space cannot be approached from outside), or *connected*: it has at least two
-//!    liberties and one of them is a point the opponent cannot play (no opponent
-//!    neighbour, at most one empty one) next to a chain that lives without that point
-//!    (the opponent must take liberties from outside first, and the chain then joins).
-//!    False eyes are still caught: a
-//!    chain that borders a single eye and has a liberty outside, or only one liberty,
-//!    dies, and the eye stops counting for its other neighbours.
+//!    P chain bordering it if it holds no opponent stone other than dead ones: as two
+//!    vital regions if it has at least [`BIG_REGION`] points, or 4 to 6 empty points in
+//!    a shape that makes two eyes whoever plays first (straight, bent, zigzag: no 2×2
+//!    block, no point next to three others), as one otherwise. Benson's pass-alive
+//!    chains always live. A chain short of two is also spared when it is *sheltered*
+//!    (at least two liberties, every one in such a region that also borders a chain
+//!    living in its own right: a cutting stone inside its own eye space cannot be
+//!    approached from outside) or *connected* (at least two liberties, one of them a
+//!    point the opponent cannot play, with no opponent neighbour and at most one empty
+//!    one, next to a chain that lives even without that point: the opponent must take
+//!    liberties from outside first, and the chain then joins). False eyes are still
+//!    caught: a chain that borders a single eye and has a liberty outside, or only one
+//!    liberty, dies, and the eye stops counting for its other neighbours.
 //! 2. **Dead stones**, repeated until nothing changes:
 //!    * *candidates*: the opponent stones O inside a region R of P (maximal connected
-//!      non-P set, dead P stones counting as non-P) are candidates when they have at
-//!      most one potential eye: an O-region (maximal connected non-O set) bordered only
-//!      by O chains inside R counts two eyes if it could be split into two (as in rule
-//!      1: at least [`BIG_REGION`] points that are empty or dead, or a two-eye shape),
-//!      one otherwise; and when they are the ones
-//!      inside: they have no more liberties in R than the P stones around R have there
-//!      (so a long wall with a gap that "encloses" one opponent stone is not taken for
-//!      a dead group inside that stone's area);
+//!      non-P set, dead P stones counting as non-P) when they have at most one
+//!      potential eye (an O-region, i.e. a maximal connected non-O set, bordered only
+//!      by O chains inside R counts two eyes if it could be split as in rule 1, one
+//!      otherwise), and when they are the ones inside: no more liberties in R than the
+//!      P stones around R have there (so a long wall with a gap that "encloses" one
+//!      opponent stone is not taken for a dead group inside that stone's area);
 //!    * *verified*: the candidates of R are dead when every P chain bordering R lives
 //!      by rule 1 with all candidates of both colours assumed dead, and is not itself a
 //!      candidate (so two groups each waiting for the other to die, a seki or a

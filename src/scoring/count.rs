@@ -3,7 +3,7 @@
 //!
 //! * [`ownership_from_markup`]: `TB`/`TW` territory markup (as KGS writes it at the
 //!   end of a scored game) → [`Ownership`].
-//! * [`count`]: territory counting (Korean, Japanese) or area counting (Chinese).
+//! * [`count()`]: territory counting (Korean, Japanese) or area counting (Chinese).
 //! * [`default_komi`]: 6.5 in even games, 0.5 with a handicap (the Korean values).
 //! * [`check_result`]: the count against the recorded winner and margin.
 

@@ -16,7 +16,7 @@ Counting a final position is three steps:
    * [`ownership_conservative`]: Benson's pass-alive analysis ([`benson_pass_alive`],
      KataGo `calculateAreaForPla` semantics) plus conservative rules for the rest; any
      point it cannot settle is [`Owner::Undecided`].
-2. **The count** ([`count`]): territory rules ([`RuleSet::Korean`],
+2. **The count** ([`count()`]): territory rules ([`RuleSet::Korean`],
    [`RuleSet::Japanese`]) count owned empty points, prisoners and dead stones, and
    nothing in seki; area rules ([`RuleSet::Chinese`]) count stones and owned empty
    points, seki eyes included. White gets the komi ([`default_komi`]: 6.5 in even
@@ -24,7 +24,7 @@ Counting a final position is three steps:
 3. **The check** ([`check_result`]): the count against the recorded result, as
    [`ScoreCheck::Agrees`], [`ScoreCheck::Disagrees`] or [`ScoreCheck::Undecided`].
 
-Separately, [`influence`] gives every point a signed influence (+ black, − white) that
+Separately, [`influence()`] gives every point a signed influence (+ black, − white) that
 decays with distance from the stones, and [`influence_areas`] turns it into areas.
 
 Geometry: points are `(row, col)` from the top-left, index `row * 19 + col`. On a
@@ -127,13 +127,13 @@ impl Owner {
     }
 }
 
-/// The ownership of every point of a final position, as [`count`] reads it.
+/// The ownership of every point of a final position, as [`count()`] reads it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ownership {
     /// Owner of each point, indexed by [`Point::index`] (`row * 19 + col`).
     pub point: [Owner; NN],
     /// Dead stones (of both colours), in row-major order. A stone is dead iff it is
-    /// listed here; [`count`] removes it and credits it to the opponent as a prisoner
+    /// listed here; [`count()`] removes it and credits it to the opponent as a prisoner
     /// (territory rules).
     pub dead: Vec<Point>,
     /// Points in seki, in row-major order: the stones of the groups in seki, their eyes
@@ -163,7 +163,7 @@ impl Ownership {
     }
 }
 
-/// The count of a final position (see [`count`]).
+/// The count of a final position (see [`count()`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Score {
     /// Black's points.

@@ -36,6 +36,7 @@ pub const REASONS: &[&str] = &[
     "too_short",
     "too_long",
     "filtered_out",
+    "score_disagrees",
 ];
 
 /// Counts for one source (or for the whole run).
@@ -240,6 +241,15 @@ pub struct Filter {
 }
 
 impl Filter {
+    /// `filter.komi` when set.
+    pub fn komi_override(&self) -> Option<f32> {
+        self.cfg.komi
+    }
+    /// `filter.drop_score_disagreements`.
+    pub fn drops_disagreements(&self) -> bool {
+        self.cfg.drop_score_disagreements
+    }
+
     /// Resolves rank bounds.
     pub fn new(cfg: &FilterConfig) -> anyhow::Result<Filter> {
         let rank = |r: &Option<String>| -> anyhow::Result<Option<i16>> {
@@ -353,13 +363,84 @@ fn process(item: &Item, source: &Source, filter: &Filter) -> Vec<Outcome> {
                         Some((reason, detail, mv)) => reject(&loc, Some(g.index as u32), Some(g.offset as u64), reason, detail, mv),
                         None => {
                             let quirks = g.quirks.names();
-                            Outcome::Kept(Box::new(game_row(&g, source, &loc, &quirks)), quirks, charset)
+                            let mut row = game_row(&g, source, &loc, &quirks);
+                            if let Some((check, margin)) = score_game(&g, filter.komi_override()) {
+                                if check == crate::scoring::ScoreCheck::Disagrees && filter.drops_disagreements() {
+                                    return reject(
+                                        &loc,
+                                        Some(g.index as u32),
+                                        Some(g.offset as u64),
+                                        "score_disagrees",
+                                        format!("counted B{margin:+.1} against RE[{}]", g.result.raw.as_deref().unwrap_or("")),
+                                        None,
+                                    );
+                                }
+                                row.score_check = Some(check.as_str().to_string());
+                                row.counted_margin = Some(margin);
+                            }
+                            Outcome::Kept(Box::new(row), quirks, charset)
                         }
                     },
                 })
                 .collect()
         }
     }
+}
+
+/// The counting rules named by `RU`: area rules for Chinese, AGA, New Zealand,
+/// Tromp-Taylor and Ing; Korean; Japanese (territory) otherwise.
+pub fn rule_set(ru: Option<&str>) -> crate::scoring::RuleSet {
+    use crate::scoring::RuleSet;
+    let r = ru.unwrap_or("").to_ascii_lowercase();
+    if ["chin", "aga", "new zealand", "nz", "tromp", "ing", "goe", "area"].iter().any(|k| r.contains(k)) {
+        RuleSet::Chinese
+    } else if r.contains("korea") {
+        RuleSet::Korean
+    } else {
+        RuleSet::Japanese
+    }
+}
+
+/// Counts a game that ended by counting (a result with a score, or two final passes):
+/// replays it, takes dead stones from `TB`/`TW` markup when present, else from the
+/// conservative Benson-based analysis, counts under the game's rules with its komi (or
+/// the default: 6.5 even, 0.5 handicap), and compares with `RE`. `None` for games that
+/// did not end by counting. Returns the check and the counted margin (black − white).
+pub fn score_game(g: &GameRecord, komi_override: Option<f32>) -> Option<(crate::scoring::ScoreCheck, f32)> {
+    use crate::coord::Move;
+    use crate::engine::{Board, Color, Rules};
+    use crate::scoring::{check_result, count, default_komi, ownership_conservative, ownership_from_markup, ScoreCheck};
+    let n = g.moves.len();
+    let two_passes = n >= 2 && g.moves[n - 1].mv == Move::Pass && g.moves[n - 2].mv == Move::Pass;
+    let scored = g.result.kind == sgf::ResultKind::Score;
+    if !(two_passes || scored) {
+        return None;
+    }
+    let mut b = Board::new();
+    for p in &g.setup_black {
+        b.set_stone(*p, 1).ok()?;
+    }
+    for p in &g.setup_white {
+        b.set_stone(*p, 2).ok()?;
+    }
+    let rules = Rules { multi_stone_suicide: true };
+    for m in &g.moves {
+        let c = if m.color == sgf::Color::Black { Color::Black } else { Color::White };
+        if b.play(c, m.mv, &rules).is_err() {
+            return Some((ScoreCheck::Undecided, f32::NAN));
+        }
+    }
+    let own = if !g.territory_black.is_empty() || !g.territory_white.is_empty() {
+        ownership_from_markup(&b, &g.territory_black, &g.territory_white)
+    } else {
+        ownership_conservative(&b)
+    };
+    let handicap = g.handicap.max(if g.setup_white.is_empty() && g.setup_black.len() >= 2 { g.setup_black.len() as u32 } else { 0 });
+    let komi = komi_override.or(g.komi).unwrap_or_else(|| default_komi(handicap));
+    let score = count(&b, &own, rule_set(g.rules.as_deref()), komi, b.prisoners(Color::Black), b.prisoners(Color::White), handicap);
+    let winner = g.result.winner.map(|w| w == sgf::Color::Black);
+    let recorded = if scored { g.result.margin } else { None };
+    Some((check_result(&score, winner, recorded), score.margin))
 }
 
 /// Stable content hash of a game: setup, first player and moves, not metadata.
@@ -452,5 +533,7 @@ fn game_row(g: &GameRecord, source: &Source, loc: &Location, quirks: &[&'static 
         colors,
         mid_setup,
         quirks: quirks.iter().map(|q| q.to_string()).collect(),
+        score_check: None,
+        counted_margin: None,
     }
 }

@@ -291,6 +291,10 @@ pub fn replay_game(g: &GameRow, cfg: &SplitConfig, seed: u64) -> Replayed {
                 &recent[..k],
                 tags,
             );
+            if cfg.influence {
+                let infl = crate::scoring::influence(&board);
+                buf.push_influence(&crate::scoring::influence_areas(&infl, cfg.influence_threshold));
+            }
         }
         if let Err(e) = board.play(color, mv, &rules) {
             return rej(e.as_str(), format!("{} at {}", if color == Color::Black { "black" } else { "white" }, describe(mv)), Some(number));

@@ -1,0 +1,94 @@
+//! Counting finished games in the filter stage: `score_check` and `counted_margin` in
+//! the games table, and the option that drops disagreements.
+
+use crate::util::{games, rejects, run, stderr};
+
+/// Black wall on column K (SGF `j` = column 9), white wall on column L (SGF `k`).
+const WALLS: &str = "AB[ja:js]AW[ka:ks]";
+
+fn corpus(dir: &std::path::Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    let g = |re: &str, ru: &str, moves: &str| format!("(;GM[1]SZ[19]KM[6.5]RU[{ru}]RE[{re}]{WALLS}{moves})");
+    // Black owns columns A–J (9 × 19 = 171), white M–T (8 × 19 = 152): B+12.5 with komi 6.5.
+    std::fs::write(dir.join("a_agrees.sgf"), g("B+12.5", "Japanese", ";B[];W[]")).unwrap();
+    std::fs::write(dir.join("b_disagrees.sgf"), g("W+5.5", "Japanese", ";B[aa];W[];B[];W[]")).unwrap();
+    std::fs::write(dir.join("c_area.sgf"), g("B+12.5", "Chinese", ";B[bb];W[];B[cc];W[]")).unwrap();
+    std::fs::write(dir.join("d_resign.sgf"), g("B+R", "Japanese", ";B[dd];W[pp]")).unwrap();
+}
+
+#[test]
+fn counted_games_are_checked_against_their_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    corpus(&input);
+    let out = dir.path().join("out");
+    let o = run(&["filter", "--input", input.to_str().unwrap(), "--out", out.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let g = games(&out);
+    let by = |name: &str| g.iter().find(|r| r.source_file.ends_with(name)).unwrap();
+    assert_eq!(by("a_agrees.sgf").score_check.as_deref(), Some("agrees"));
+    assert_eq!(by("a_agrees.sgf").counted_margin, Some(12.5));
+    assert_eq!(by("b_disagrees.sgf").score_check.as_deref(), Some("disagrees"));
+    // Area counting: black also played two stones inside its own area (A19 is not
+    // counted twice): 171 + 19 stones vs 152 + 19 + 6.5 → B+12.5.
+    assert_eq!(by("c_area.sgf").score_check.as_deref(), Some("agrees"));
+    assert_eq!(by("d_resign.sgf").score_check, None, "a resigned game is not counted");
+
+    let p = dir.path().join("p.toml");
+    std::fs::write(&p, "[filter]\ndrop_score_disagreements = true\n").unwrap();
+    let out2 = dir.path().join("out2");
+    let o = run(&["filter", "--input", input.to_str().unwrap(), "--out", out2.to_str().unwrap(), "--pipeline", p.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(games(&out2).len(), 3);
+    let r = rejects(&out2);
+    assert_eq!(r.len(), 1);
+    assert_eq!(r[0].reason, "score_disagrees");
+    assert!(r[0].source_file.ends_with("b_disagrees.sgf"), "{:?}", r[0]);
+}
+
+#[test]
+fn influence_columns_when_enabled() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("p.toml");
+    std::fs::write(&p, "[split]\ninfluence = true\n").unwrap();
+    let out = dir.path().join("out");
+    let o = run(&["run", "--input", "data/kombilo/Gosei-Gos23-T01.sgf", "--out", out.to_str().unwrap(), "--pipeline", p.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut rows = 0;
+    let mut totals = (0usize, 0usize, 0usize);
+    kibo::storage::read_table(&out, "samples", |b| {
+        use arrow_array::cast::AsArray;
+        use arrow_array::types::{UInt16Type, UInt8Type};
+        use arrow_array::Array;
+        let areas = b.column_by_name("influence_areas").unwrap().as_binary::<i32>();
+        let black = b.column_by_name("influence_black_area").unwrap().as_primitive::<UInt16Type>();
+        let white = b.column_by_name("influence_white_area").unwrap().as_primitive::<UInt16Type>();
+        let board = b.column_by_name("board").unwrap().as_binary::<i32>();
+        let _ = b.column_by_name("to_play").unwrap().as_primitive::<UInt8Type>();
+        for i in 0..b.num_rows() {
+            assert!(!areas.is_null(i));
+            let a = areas.value(i);
+            assert_eq!(a.len(), 361);
+            assert_eq!(a.iter().filter(|&&v| v == 1).count() as u16, black.value(i));
+            assert_eq!(a.iter().filter(|&&v| v == 2).count() as u16, white.value(i));
+            // Almost every stone lies in its own colour's area (a stone deep in the
+            // opponent's influence may not), and an empty board has no areas.
+            let stones = board.value(i).iter().filter(|&&c| c != 0).count();
+            let own = board.value(i).iter().zip(a).filter(|(c, ar)| **c != 0 && *c == *ar).count();
+            let opposite = board.value(i).iter().zip(a).filter(|(c, ar)| **c != 0 && **ar != 0 && *c != *ar).count();
+            totals.0 += own;
+            totals.1 += stones;
+            totals.2 += opposite;
+            if stones == 0 {
+                assert_eq!(black.value(i) + white.value(i), 0);
+            }
+            rows += 1;
+        }
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(rows, 163);
+    // Most stones sit in their own colour's area; few in the opponent's (contact fights).
+    assert!(totals.0 * 10 >= totals.1 * 7, "{} of {} stones in their own area", totals.0, totals.1);
+    assert!(totals.2 * 20 <= totals.1, "{} of {} stones in the opponent's area", totals.2, totals.1);
+}
