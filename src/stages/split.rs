@@ -416,21 +416,8 @@ pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport>
                 Some(orig) => {
                     skip.insert(first + i as u64);
                     report.duplicate_games += 1;
-                    *report.rejected_by_reason.entry("duplicate_game".into()).or_default() += 1;
-                    report.games_rejected += 1;
                     report.games_in += 1;
-                    rejects.push(RejectRow {
-                        stage: "split".into(),
-                        source: g.source.clone(),
-                        source_file: g.source_file.clone(),
-                        member: g.member.clone(),
-                        game_index: Some(g.game_index),
-                        byte_offset: Some(g.byte_offset),
-                        reason: "duplicate_game".into(),
-                        detail: format!("same game as {orig}"),
-                        move_number: None,
-                        game_id: Some(g.game_id.clone()),
-                    });
+                    reject_game(&mut report, &mut rejects, g, "duplicate_game", format!("same game as {orig}"), None);
                 }
                 None => {
                     first_seen.insert(g.game_id.clone(), here);
@@ -566,6 +553,24 @@ pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport>
     Ok(report)
 }
 
+/// Counts a split-stage reject and adds its row.
+fn reject_game(report: &mut SplitReport, rejects: &mut Vec<RejectRow>, g: &GameRow, reason: &str, detail: String, move_number: Option<u32>) {
+    report.games_rejected += 1;
+    *report.rejected_by_reason.entry(reason.to_string()).or_default() += 1;
+    rejects.push(RejectRow {
+        stage: "split".into(),
+        source: g.source.clone(),
+        source_file: g.source_file.clone(),
+        member: g.member.clone(),
+        game_index: Some(g.game_index),
+        byte_offset: Some(g.byte_offset),
+        reason: reason.to_string(),
+        detail,
+        move_number,
+        game_id: Some(g.game_id.clone()),
+    });
+}
+
 /// Adds one game's outcome to the report (and its reject row).
 fn count_result(report: &mut SplitReport, rejects: &mut Vec<RejectRow>, g: &GameRow, r: &Replayed, _sc: &SplitConfig, _seed: u64) {
     report.games_in += 1;
@@ -580,20 +585,7 @@ fn count_result(report: &mut SplitReport, rejects: &mut Vec<RejectRow>, g: &Game
             }
         }
         Replayed::Rejected { reason, detail, move_number } => {
-            report.games_rejected += 1;
-            *report.rejected_by_reason.entry(reason.to_string()).or_default() += 1;
-            rejects.push(RejectRow {
-                stage: "split".into(),
-                source: g.source.clone(),
-                source_file: g.source_file.clone(),
-                member: g.member.clone(),
-                game_index: Some(g.game_index),
-                byte_offset: Some(g.byte_offset),
-                reason: reason.to_string(),
-                detail: detail.clone(),
-                move_number: *move_number,
-                game_id: Some(g.game_id.clone()),
-            });
+            reject_game(report, rejects, g, reason, detail.clone(), *move_number);
         }
     }
 }
