@@ -413,7 +413,9 @@ pub fn score_game(g: &GameRecord, komi_override: Option<f32>) -> Option<(crate::
     let n = g.moves.len();
     let two_passes = n >= 2 && g.moves[n - 1].mv == Move::Pass && g.moves[n - 2].mv == Move::Pass;
     let scored = g.result.kind == sgf::ResultKind::Score;
-    if !(two_passes || scored) {
+    // A resignation, time loss or forfeit after two passes did not end by counting.
+    let not_counted = matches!(g.result.kind, sgf::ResultKind::Resign | sgf::ResultKind::Time | sgf::ResultKind::Forfeit | sgf::ResultKind::Void);
+    if !(scored || (two_passes && !not_counted)) {
         return None;
     }
     let mut b = Board::new();
