@@ -413,6 +413,13 @@ fn open_boundary_is_not_territory() {
         check_result(&k, Some(true), Some(10.5)),
         ScoreCheck::Undecided
     );
+    // The same under area counting. The identity of RULES §4 does not apply: it needs
+    // both counts to see the same settled points, and area counting also leaves Black's
+    // unsettled wall stones out (they count for nobody), so the gap is visible there.
+    let c = count(&b, &own, RuleSet::Chinese, 6.5, 0, 0, 0);
+    assert!(c.undecided_points >= 152);
+    assert_eq!(c.black, 0.0, "no point of Black's is settled");
+    assert_eq!(check_result(&c, Some(true), Some(10.5)), ScoreCheck::Undecided);
 
     // A closed wall with a one-point hole that leads nowhere is still a closed wall: the
     // diagonal link (8,8)-(9,7) keeps Black's side closed.
@@ -1374,4 +1381,31 @@ fn sgf_helpers() {
     let f = replay(b"(;SZ[19]KM[6.5];B[aa];W[ba];B[ab];W[bb];B[];W[tt])").unwrap();
     assert_eq!(f.trailing_passes, 2);
     assert_eq!(f.board.stone_count(Color::Black), 2);
+}
+
+/// The worked position of docs/scoring.md: the distance weights and the influence of a
+/// lone black stone at K10 and of a black–white pair, to 4 decimals.
+#[test]
+fn influence_worked_position() {
+    let weights: Vec<f32> = (0..=4).map(|d| (-(d as f32) / INFLUENCE_DECAY).exp()).collect();
+    let want_w = [1.0, 0.5134, 0.2636, 0.1353, 0.0695];
+    for (w, e) in weights.iter().zip(want_w) {
+        assert!((w - e).abs() < 1e-4, "{w} vs {e}");
+    }
+    let mut b = Board::new();
+    b.set_stone(pt(9, 9), 1).unwrap();
+    let inf = influence(&b);
+    let want = [0.7616, 0.4726, 0.2577, 0.1345, 0.0694];
+    for (d, e) in want.iter().enumerate() {
+        assert!((inf[9 * N + 9 + d] - e).abs() < 1e-4, "d = {d}: {}", inf[9 * N + 9 + d]);
+    }
+    // Add a white stone two points to the right: the point between is balanced (0), the
+    // black stone's own point keeps 1 − 0.2636 before the squash.
+    b.set_stone(pt(9, 11), 2).unwrap();
+    let inf = influence(&b);
+    assert!(inf[9 * N + 10].abs() < 1e-6);
+    assert!((inf[9 * N + 9] - (1.0f32 - 0.2636).tanh()).abs() < 1e-3);
+    assert!((inf[9 * N + 11] + (1.0f32 - 0.2636).tanh()).abs() < 1e-3);
+    let areas = influence_areas(&inf, 0.5);
+    assert_eq!((areas[9 * N + 9], areas[9 * N + 10], areas[9 * N + 11]), (1, 0, -1));
 }
