@@ -33,13 +33,24 @@ fn main() {
         }
     }
     let s = t.elapsed().as_secs_f64() / reps as f64;
-    println!("sgf parse (1 core): {} docs, {:.1} MB: {:.1} MB/s, {:.0} games/s", docs.len(), bytes as f64 / 1e6, bytes as f64 / 1e6 / s, docs.len() as f64 / s);
+    println!(
+        "sgf parse (1 core): {} docs, {:.1} MB: {:.1} MB/s, {:.0} games/s",
+        docs.len(),
+        bytes as f64 / 1e6,
+        bytes as f64 / 1e6 / s,
+        docs.len() as f64 / s
+    );
 
     // Replay with legality checks: engine only.
     let seqs: Vec<Vec<(Color, Move)>> = games
         .iter()
         .filter(|g| g.setup_black.is_empty() && g.setup_white.is_empty())
-        .map(|g| g.moves.iter().map(|m| (if m.color == kibo::sgf::Color::Black { Color::Black } else { Color::White }, m.mv)).collect())
+        .map(|g| {
+            g.moves
+                .iter()
+                .map(|m| (if m.color == kibo::sgf::Color::Black { Color::Black } else { Color::White }, m.mv))
+                .collect()
+        })
         .collect();
     let rules = Rules::default();
     let mut moves = 0u64;
@@ -59,7 +70,11 @@ fn main() {
         }
     }
     let s = t.elapsed().as_secs_f64();
-    println!("replay with legality checks (1 core): {} games x{reps}, {:.1} M moves/s ({illegal} illegal stops)", seqs.len(), moves as f64 / s / 1e6);
+    println!(
+        "replay with legality checks (1 core): {} games x{reps}, {:.1} M moves/s ({illegal} illegal stops)",
+        seqs.len(),
+        moves as f64 / s / 1e6
+    );
 
     // Replay into samples (board copy, hash, history), no Parquet.
     let rows: Vec<kibo::tables::GameRow> = games

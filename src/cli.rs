@@ -153,7 +153,11 @@ fn check_inputs(r: &Resolved) -> anyhow::Result<()> {
             return setup(format!("input {}: {e}", s.path.display()));
         }
         if r.cfg.pipeline.require_licence && s.licence.as_deref().is_none_or(|l| l.trim().is_empty()) {
-            return setup(format!("source {:?} ({}) declares no licence and pipeline.require_licence is set", s.name, s.path.display()));
+            return setup(format!(
+                "source {:?} ({}) declares no licence and pipeline.require_licence is set",
+                s.name,
+                s.path.display()
+            ));
         }
     }
     Ok(())
@@ -172,11 +176,7 @@ fn prepare_out(out: &Path) -> anyhow::Result<()> {
 }
 
 fn pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .stack_size(8 << 20)
-        .build()
-        .context("starting worker threads")
+    rayon::ThreadPoolBuilder::new().num_threads(threads).stack_size(8 << 20).build().context("starting worker threads")
 }
 
 /// Parses `std::env::args` and runs; returns the exit code.
@@ -217,7 +217,8 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             stats(&r.out)
         }
         Cmd::Tags(a) => {
-            let text = crate::stages::inspect::tags_report(&a.file, a.game).map_err(|e| SetupError(format!("{e:#}")))?;
+            let text =
+                crate::stages::inspect::tags_report(&a.file, a.game).map_err(|e| SetupError(format!("{e:#}")))?;
             use std::io::Write;
             let mut stdout = std::io::stdout().lock();
             if let Err(e) = stdout.write_all(text.as_bytes()) {
@@ -230,7 +231,10 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Cmd::Sample(a) => {
             let r = resolve(&a.common, None)?;
             if !r.out.join("samples").is_dir() {
-                return setup(format!("{} has no samples table: run `kibo split` (or `kibo run`) first", r.out.display()));
+                return setup(format!(
+                    "{} has no samples table: run `kibo split` (or `kibo run`) first",
+                    r.out.display()
+                ));
             }
             if let Some(s) = &a.split {
                 if !["train", "val", "test"].contains(&s.as_str()) {

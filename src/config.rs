@@ -63,7 +63,14 @@ pub struct PipelineSection {
 
 impl Default for PipelineSection {
     fn default() -> Self {
-        PipelineSection { name: "unnamed".into(), out: None, threads: 0, seed: 20261130, require_licence: false, verify_samples: 20 }
+        PipelineSection {
+            name: "unnamed".into(),
+            out: None,
+            threads: 0,
+            seed: 20261130,
+            require_licence: false,
+            verify_samples: 20,
+        }
     }
 }
 
@@ -259,14 +266,20 @@ impl Config {
     pub fn validate(&self, path: &Path) -> Result<(), ConfigError> {
         let bad = |message: String| Err(ConfigError::Invalid { path: path.into(), message });
         if !["off", "positional", "situational"].contains(&self.split.superko.as_str()) {
-            return bad(format!("split.superko must be \"off\", \"positional\" or \"situational\", not {:?}", self.split.superko));
+            return bad(format!(
+                "split.superko must be \"off\", \"positional\" or \"situational\", not {:?}",
+                self.split.superko
+            ));
         }
         if !["exact", "symmetry", "off"].contains(&self.split.dedup.as_str()) {
             return bad(format!("split.dedup must be \"exact\", \"symmetry\" or \"off\", not {:?}", self.split.dedup));
         }
         for k in &self.filter.result_kinds {
             if !crate::stages::filter::RESULT_KINDS.contains(&k.as_str()) {
-                return bad(format!("filter.result_kinds: unknown kind {k:?} (known: {:?})", crate::stages::filter::RESULT_KINDS));
+                return bad(format!(
+                    "filter.result_kinds: unknown kind {k:?} (known: {:?})",
+                    crate::stages::filter::RESULT_KINDS
+                ));
             }
         }
         for (key, v) in [("filter.min_rank", &self.filter.min_rank), ("filter.max_rank", &self.filter.max_rank)] {

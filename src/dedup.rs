@@ -164,7 +164,8 @@ impl DedupIndex {
         self.stats.observations += 1;
         self.max_row = self.max_row.max(o.row + 1);
         self.buf.push(o);
-        self.stats.peak_memory_bytes = self.stats.peak_memory_bytes.max((self.buf.capacity() * std::mem::size_of::<Obs>()) as u64);
+        self.stats.peak_memory_bytes =
+            self.stats.peak_memory_bytes.max((self.buf.capacity() * std::mem::size_of::<Obs>()) as u64);
         if self.buf.len() >= self.limit_obs {
             self.spill()?;
         }
@@ -195,7 +196,16 @@ impl DedupIndex {
             kept.sort_unstable_by_key(|k| k.row);
             self.stats.unique_positions = kept.len() as u64;
             self.finish_stats();
-            return Ok((KeptCursor { chunks: Vec::new(), chunk_rows: u64::MAX, current: kept.into_iter().peekable(), loaded: 0, dir: None }, self.stats));
+            return Ok((
+                KeptCursor {
+                    chunks: Vec::new(),
+                    chunk_rows: u64::MAX,
+                    current: kept.into_iter().peekable(),
+                    loaded: 0,
+                    dir: None,
+                },
+                self.stats,
+            ));
         }
         self.spill()?;
         for w in self.buckets.drain(..) {
@@ -219,7 +229,8 @@ impl DedupIndex {
             BufReader::new(File::open(&p)?).read_to_end(&mut bytes)?;
             std::fs::remove_file(&p)?;
             let mut obs: Vec<Obs> = bytes.chunks_exact(OBS_BYTES).map(Obs::read).collect();
-            self.stats.peak_memory_bytes = self.stats.peak_memory_bytes.max((bytes.len() + obs.len() * std::mem::size_of::<Obs>()) as u64);
+            self.stats.peak_memory_bytes =
+                self.stats.peak_memory_bytes.max((bytes.len() + obs.len() * std::mem::size_of::<Obs>()) as u64);
             drop(bytes);
             obs.sort_unstable();
             kept.clear();
@@ -236,7 +247,13 @@ impl DedupIndex {
         }
         self.finish_stats();
         Ok((
-            KeptCursor { chunks: chunk_paths, chunk_rows, current: Vec::new().into_iter().peekable(), loaded: 0, dir: Some(self.dir.clone()) },
+            KeptCursor {
+                chunks: chunk_paths,
+                chunk_rows,
+                current: Vec::new().into_iter().peekable(),
+                loaded: 0,
+                dir: Some(self.dir.clone()),
+            },
             self.stats,
         ))
     }
@@ -338,7 +355,10 @@ mod tests {
         assert_eq!(s1.unique_positions, s2.unique_positions);
         // Every key's first row is kept, counts add up to the observations.
         assert_eq!(mem.iter().map(|k| k.count as u64).sum::<u64>(), 20_000);
-        assert_eq!(mem.iter().map(|k| k.dist.iter().map(|d| d.1).sum::<u32>()).collect::<Vec<_>>(), mem.iter().map(|k| k.count).collect::<Vec<_>>());
+        assert_eq!(
+            mem.iter().map(|k| k.dist.iter().map(|d| d.1).sum::<u32>()).collect::<Vec<_>>(),
+            mem.iter().map(|k| k.count).collect::<Vec<_>>()
+        );
         let mut first = std::collections::HashMap::new();
         for o in &all {
             first.entry(o.key).or_insert(o.row);

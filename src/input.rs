@@ -189,7 +189,11 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
             }
         };
         self.archive_bytes = 0;
-        (self.sink)(Item::FileRead { path: loc.file.clone(), bytes: bytes.len() as u64, blake3: blake3::hash(&bytes).to_hex().to_string() });
+        (self.sink)(Item::FileRead {
+            path: loc.file.clone(),
+            bytes: bytes.len() as u64,
+            blake3: blake3::hash(&bytes).to_hex().to_string(),
+        });
         self.dispatch(loc, &name, bytes, 0);
     }
 
@@ -259,7 +263,10 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
                     if f.is_dir() {
                         continue;
                     }
-                    let name = f.name().map(|n| n.into_owned()).unwrap_or_else(|_| String::from_utf8_lossy(f.name_raw()).into_owned());
+                    let name = f
+                        .name()
+                        .map(|n| n.into_owned())
+                        .unwrap_or_else(|_| String::from_utf8_lossy(f.name_raw()).into_owned());
                     if kind_of(&name) == Kind::Other {
                         (self.sink)(Item::Skipped { loc: nest(&loc, &name) });
                         continue;
@@ -268,7 +275,10 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
                     (name, read_capped(&mut f, limit, hint))
                 }
                 Err(e) => {
-                    (self.sink)(Item::Unreadable { loc: nest(&loc, &format!("#{i}")), error: format!("zip entry {i}: {e}") });
+                    (self.sink)(Item::Unreadable {
+                        loc: nest(&loc, &format!("#{i}")),
+                        error: format!("zip entry {i}: {e}"),
+                    });
                     continue;
                 }
             };
@@ -298,7 +308,10 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
                 Ok(e) => e,
                 Err(e) => {
                     let after = last_ok.as_deref().map(|n| format!(" after member {n}")).unwrap_or_default();
-                    (self.sink)(Item::Unreadable { loc: loc.clone(), error: format!("damaged archive{after}: {e}; later members are lost") });
+                    (self.sink)(Item::Unreadable {
+                        loc: loc.clone(),
+                        error: format!("damaged archive{after}: {e}; later members are lost"),
+                    });
                     return;
                 }
             };
@@ -325,7 +338,10 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
                     (self.sink)(Item::Unreadable { loc: nest(&loc, &name), error: e.to_string() });
                     if !oversize {
                         // The stream itself broke: nothing after this can be trusted.
-                        (self.sink)(Item::Unreadable { loc: loc.clone(), error: format!("damaged archive after member {name}: {e}; later members are lost") });
+                        (self.sink)(Item::Unreadable {
+                            loc: loc.clone(),
+                            error: format!("damaged archive after member {name}: {e}; later members are lost"),
+                        });
                         return;
                     }
                     last_ok = Some(name);
@@ -415,7 +431,10 @@ mod tests {
             }
         }
         let names: Vec<&str> = sgf.iter().map(|s| s.0.as_str()).collect();
-        assert_eq!(names, ["in/nested.tgz!/g/1.sgf", "in/nested.tgz!/../../evil.sgf", "top.sgf", "line1", "line3", "x.sgf"]);
+        assert_eq!(
+            names,
+            ["in/nested.tgz!/g/1.sgf", "in/nested.tgz!/../../evil.sgf", "top.sgf", "line1", "line3", "x.sgf"]
+        );
         assert_eq!(skipped, 1);
         // Nothing was written next to the input.
         assert!(!dir.path().join("evil.sgf").exists() && !dir.path().parent().unwrap().join("evil.sgf").exists());
@@ -447,7 +466,10 @@ mod tests {
         let p = dir.path().join("bomb.gz");
         std::fs::write(&p, gz(&vec![b'('; 1 << 20])).unwrap();
         let limits = Limits { max_member_bytes: 1000, ..Limits::default() };
-        let items: Vec<Item> = collect(&[p.clone(), dir.path().join("missing.sgf")], &limits).into_iter().filter(|i| !matches!(i, Item::FileRead { .. })).collect();
+        let items: Vec<Item> = collect(&[p.clone(), dir.path().join("missing.sgf")], &limits)
+            .into_iter()
+            .filter(|i| !matches!(i, Item::FileRead { .. }))
+            .collect();
         assert_eq!(items.len(), 2);
         match &items[0] {
             Item::Unreadable { error, .. } => assert!(error.contains("limit"), "{error}"),

@@ -20,6 +20,8 @@ pub mod dedup;
 pub mod engine;
 pub mod input;
 pub mod progress;
+pub mod samples;
+pub mod scoring;
 pub mod sgf;
 pub mod stages;
 #[cfg(feature = "query")]
@@ -28,5 +30,3 @@ pub mod storage;
 pub mod tables;
 pub mod tactics;
 pub mod verify;
-pub mod samples;
-pub mod scoring;

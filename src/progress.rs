@@ -20,17 +20,21 @@ impl Progress {
             Some(t) => {
                 let b = ProgressBar::with_draw_target(Some(t), target);
                 b.set_style(
-                    ProgressStyle::with_template(&format!("{stage:>7} [{{bar:30}}] {{human_pos}}/{{human_len}} {unit} {{per_sec}} ETA {{eta}}"))
-                        .expect("invariant: template is valid")
-                        .progress_chars("=> "),
+                    ProgressStyle::with_template(&format!(
+                        "{stage:>7} [{{bar:30}}] {{human_pos}}/{{human_len}} {unit} {{per_sec}} ETA {{eta}}"
+                    ))
+                    .expect("invariant: template is valid")
+                    .progress_chars("=> "),
                 );
                 b
             }
             None => {
                 let b = ProgressBar::with_draw_target(None, target);
                 b.set_style(
-                    ProgressStyle::with_template(&format!("{stage:>7} {{spinner}} {{human_pos}} {unit} ({{per_sec}}) {{msg}} {{elapsed}}"))
-                        .expect("invariant: template is valid"),
+                    ProgressStyle::with_template(&format!(
+                        "{stage:>7} {{spinner}} {{human_pos}} {unit} ({{per_sec}}) {{msg}} {{elapsed}}"
+                    ))
+                    .expect("invariant: template is valid"),
                 );
                 b
             }

@@ -262,7 +262,8 @@ impl SampleBuf {
     /// A new buffer with only the rows for which `info` gives `Some`, carrying the
     /// dedup columns. Rows keep their order; games are carried over.
     pub fn keep_rows(&self, mut info: impl FnMut(usize) -> Option<DupInfo>) -> SampleBuf {
-        let mut o = SampleBuf { games: self.games.clone(), history_off: vec![0], dist_off: vec![0], ..Default::default() };
+        let mut o =
+            SampleBuf { games: self.games.clone(), history_off: vec![0], dist_off: vec![0], ..Default::default() };
         for i in 0..self.len() {
             let Some(d) = info(i) else { continue };
             self.copy_row(i, &mut o);
@@ -347,7 +348,8 @@ impl SampleBuf {
         let mut board = BinaryBuilder::with_capacity(n, n * NN);
         let mut to_play = UInt8Builder::with_capacity(n);
         let mut ko = UInt16Builder::with_capacity(n);
-        let mut hist = ListBuilder::new(UInt16Builder::new()).with_field(Arc::new(Field::new("item", DataType::UInt16, false)));
+        let mut hist =
+            ListBuilder::new(UInt16Builder::new()).with_field(Arc::new(Field::new("item", DataType::UInt16, false)));
         let mut pb = UInt16Builder::with_capacity(n);
         let mut pw = UInt16Builder::with_capacity(n);
         let mut mv = UInt16Builder::with_capacity(n);
@@ -370,13 +372,16 @@ impl SampleBuf {
         let mut is_winner = BooleanBuilder::with_capacity(n);
         let mut split = StringBuilder::new();
         let mut dup = UInt32Builder::with_capacity(n);
-        let mut dmoves = ListBuilder::new(UInt16Builder::new()).with_field(Arc::new(Field::new("item", DataType::UInt16, false)));
-        let mut dcounts = ListBuilder::new(UInt32Builder::new()).with_field(Arc::new(Field::new("item", DataType::UInt32, false)));
+        let mut dmoves =
+            ListBuilder::new(UInt16Builder::new()).with_field(Arc::new(Field::new("item", DataType::UInt16, false)));
+        let mut dcounts =
+            ListBuilder::new(UInt32Builder::new()).with_field(Arc::new(Field::new("item", DataType::UInt32, false)));
         let mut symcol = UInt8Builder::with_capacity(n);
         let with_dup = !self.dup_count.is_empty();
         let with_tags = !self.tags.is_empty();
         let mut tmask = UInt32Builder::with_capacity(n);
-        let mut tnames = ListBuilder::new(StringBuilder::new()).with_field(Arc::new(Field::new("item", DataType::Utf8, false)));
+        let mut tnames =
+            ListBuilder::new(StringBuilder::new()).with_field(Arc::new(Field::new("item", DataType::Utf8, false)));
         let mut tcap = UInt16Builder::with_capacity(n);
         let mut tsa = UInt16Builder::with_capacity(n);
         let mut ttac = BooleanBuilder::with_capacity(n);

@@ -107,7 +107,8 @@ pub fn compute(out: &Path) -> Result<Stats> {
     let mut rej_rows: Vec<(String, String, String, u64)> = Vec::new();
     let mut by_reason: BTreeMap<(String, String), u64> = BTreeMap::new();
     for g in &rej {
-        let (stage, reason, source) = (label(&g.keys[0], MISSING), label(&g.keys[1], MISSING), label(&g.keys[2], MISSING));
+        let (stage, reason, source) =
+            (label(&g.keys[0], MISSING), label(&g.keys[1], MISSING), label(&g.keys[2], MISSING));
         let e = by_source.entry(source.clone()).or_default();
         e.rejected += g.len;
         match stage.as_str() {
@@ -122,7 +123,12 @@ pub fn compute(out: &Path) -> Result<Stats> {
 
     let mut t = BySource::default();
     for b in by_source.values() {
-        t = BySource { kept: t.kept + b.kept, rejected: t.rejected + b.rejected, filter: t.filter + b.filter, split: t.split + b.split };
+        t = BySource {
+            kept: t.kept + b.kept,
+            rejected: t.rejected + b.rejected,
+            filter: t.filter + b.filter,
+            split: t.split + b.split,
+        };
     }
     let rows: Vec<(&str, &BySource)> = by_source.iter().map(|(n, b)| (n.as_str(), b)).chain([(TOTAL, &t)]).collect();
     let src = rows.iter().map(|r| Some(r.0.to_string())).collect();
@@ -158,7 +164,8 @@ pub fn compute(out: &Path) -> Result<Stats> {
 
     // --- samples: totals and splits --------------------------------------------------
     // Sum of dup_count (per group or overall); without the column every row counts once.
-    let dup_sum = if samples.has("dup_count") { col("dup_count").cast(DataType::UInt64).sum() } else { len() }.cast(DataType::UInt64);
+    let dup_sum = if samples.has("dup_count") { col("dup_count").cast(DataType::UInt64).sum() } else { len() }
+        .cast(DataType::UInt64);
     let mut totals = vec![len().cast(DataType::UInt64).alias("rows"), dup_sum.clone().alias("positions")];
     let has_hash = samples.has("position_hash");
     if has_hash {
@@ -271,7 +278,10 @@ pub fn compute(out: &Path) -> Result<Stats> {
     let by_count = |groups: Vec<Group>, null: &str, name: &'static str| -> Result<DataFrame> {
         let mut v: Vec<(String, u64)> = groups.into_iter().map(|g| (label(&g.keys[0], null), g.len)).collect();
         v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        frame(vec![Col::str(name, v.iter().map(|r| Some(r.0.clone())).collect()), Col::u64("games", v.iter().map(|r| r.1).collect())])
+        frame(vec![
+            Col::str(name, v.iter().map(|r| Some(r.0.clone())).collect()),
+            Col::u64("games", v.iter().map(|r| r.1).collect()),
+        ])
     };
     let result_kinds = by_count(group(&games, &[games.key("result_kind")], &[])?, MISSING, "result_kind")?;
     let winners = by_count(group(&games, &[games.key("winner")], &[])?, "none", "winner")?;
@@ -372,7 +382,8 @@ pub fn compute(out: &Path) -> Result<Stats> {
     let dup_cols = ["source", "source_file", "member", "game_index", "detail", "game_id"];
     let mut dups: Vec<Vec<Option<String>>> = Vec::new();
     if let (Some(lf), true) = (rejects.lf(), rejects.has("reason")) {
-        let sel: Vec<Expr> = dup_cols.iter().filter(|c| rejects.has(c)).map(|c| col(*c).cast(DataType::String).alias(*c)).collect();
+        let sel: Vec<Expr> =
+            dup_cols.iter().filter(|c| rejects.has(c)).map(|c| col(*c).cast(DataType::String).alias(*c)).collect();
         if !sel.is_empty() {
             let df = lf.filter(col("reason").cast(DataType::String).eq(lit("duplicate_game"))).select(sel).collect()?;
             let cols: Vec<Vec<Option<String>>> = dup_cols
@@ -552,7 +563,8 @@ impl Stats {
         for (k, v) in pairs(&self.rejects, "reason", "games") {
             *by_reason.entry(k).or_default() += v.as_u64().unwrap_or(0);
         }
-        let by_split: Map<String, Value> = pairs(&self.samples_by_split, "split", "samples").into_iter().filter(|(k, _)| k != TOTAL).collect();
+        let by_split: Map<String, Value> =
+            pairs(&self.samples_by_split, "split", "samples").into_iter().filter(|(k, _)| k != TOTAL).collect();
         let tags: Map<String, Value> = pairs(&self.tags, "tag", "samples").into_iter().collect();
         json!({
             "games_kept": get("games_kept"),
@@ -611,7 +623,10 @@ impl Input {
         let mut lf = LazyFrame::scan_parquet_files(paths.into(), ScanArgsParquet::default())
             .map_err(anyhow::Error::from)
             .with_context(|| format!("scanning {}", dir.display()))?;
-        let schema = lf.collect_schema().map_err(anyhow::Error::from).with_context(|| format!("reading the schema of {}", dir.display()))?;
+        let schema = lf
+            .collect_schema()
+            .map_err(anyhow::Error::from)
+            .with_context(|| format!("reading the schema of {}", dir.display()))?;
         Ok(Input { lf: Some(lf), schema: Some(schema) })
     }
 
@@ -636,13 +651,18 @@ fn group(t: &Input, keys: &[Key], aggs: &[Expr]) -> Result<Vec<Group>> {
     let mut agg_exprs = vec![len().cast(DataType::UInt64).alias("__len")];
     agg_exprs.extend(aggs.iter().enumerate().map(|(i, e)| e.clone().cast(DataType::Int64).alias(format!("__agg{i}"))));
     let present: Vec<Expr> = keys.iter().filter_map(|k| k.expr.clone()).collect();
-    let df = if present.is_empty() { lf.select(agg_exprs).collect()? } else { lf.group_by(present).agg(agg_exprs).collect()? };
+    let df = if present.is_empty() {
+        lf.select(agg_exprs).collect()?
+    } else {
+        lf.group_by(present).agg(agg_exprs).collect()?
+    };
     let key_cols: Vec<Vec<Option<String>>> = keys
         .iter()
         .map(|k| if k.expr.is_some() { strs(&df, k.name) } else { Ok(vec![None; df.height()]) })
         .collect::<Result<_>>()?;
     let lens = ints(&df, "__len")?;
-    let agg_cols: Vec<Vec<Option<i64>>> = (0..aggs.len()).map(|i| ints(&df, &format!("__agg{i}"))).collect::<Result<_>>()?;
+    let agg_cols: Vec<Vec<Option<i64>>> =
+        (0..aggs.len()).map(|i| ints(&df, &format!("__agg{i}"))).collect::<Result<_>>()?;
     Ok((0..df.height())
         .map(|i| Group {
             keys: key_cols.iter().map(|c| c[i].clone()).collect(),
@@ -722,7 +742,9 @@ fn table_values(df: &DataFrame) -> Result<(Vec<String>, Vec<Vec<Value>>)> {
 /// (key column as text, value column) for every row whose key is not null.
 fn pairs(df: &DataFrame, k: &str, v: &str) -> Vec<(String, Value)> {
     let Ok((names, rows)) = table_values(df) else { return Vec::new() };
-    let (Some(ki), Some(vi)) = (names.iter().position(|n| n == k), names.iter().position(|n| n == v)) else { return Vec::new() };
+    let (Some(ki), Some(vi)) = (names.iter().position(|n| n == k), names.iter().position(|n| n == v)) else {
+        return Vec::new();
+    };
     rows.into_iter().filter_map(|r| r[ki].as_str().map(|s| (s.to_string(), r[vi].clone()))).collect()
 }
 

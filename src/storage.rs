@@ -19,8 +19,8 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
-use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::file::metadata::KeyValue;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
 
 /// Version of every table schema kibo writes. Bump on any column change.
 pub const SCHEMA_VERSION: &str = "1";
@@ -166,7 +166,8 @@ impl TableWriter {
         while offset < batch.num_rows() {
             if !self.current.contains_key(key) {
                 let n = self.counts.entry(key.to_string()).or_default();
-                let file_name = if key.is_empty() { format!("part-{n:05}.parquet") } else { format!("part-{key}-{n:05}.parquet") };
+                let file_name =
+                    if key.is_empty() { format!("part-{n:05}.parquet") } else { format!("part-{key}-{n:05}.parquet") };
                 *n += 1;
                 let f = File::create(self.staging.join(&file_name))?;
                 let w = ArrowWriter::try_new(f, self.schema.clone(), Some(self.props.clone())).map_err(io_err)?;

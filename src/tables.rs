@@ -6,8 +6,7 @@ Column meanings are documented in `docs/schema.md`.
 use std::sync::Arc;
 
 use arrow_array::builder::{
-    Float32Builder, Int16Builder, ListBuilder, StringBuilder, UInt16Builder, UInt32Builder,
-    UInt64Builder, UInt8Builder,
+    Float32Builder, Int16Builder, ListBuilder, StringBuilder, UInt16Builder, UInt32Builder, UInt64Builder, UInt8Builder,
 };
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float32Type, Int16Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type};
@@ -200,7 +199,8 @@ fn strs<'a>(it: impl Iterator<Item = Option<&'a str>>) -> ArrayRef {
 }
 
 fn u16_lists<'a>(it: impl Iterator<Item = &'a Vec<u16>>) -> ArrayRef {
-    let mut b = ListBuilder::new(UInt16Builder::new()).with_field(Arc::new(Field::new("item", DataType::UInt16, false)));
+    let mut b =
+        ListBuilder::new(UInt16Builder::new()).with_field(Arc::new(Field::new("item", DataType::UInt16, false)));
     for v in it {
         b.values().append_slice(v);
         b.append(true);
@@ -221,7 +221,8 @@ pub fn games_batch(rows: &[GameRow]) -> RecordBatch {
     let mut nm = UInt32Builder::new();
     let mut na = UInt32Builder::new();
     let mut cm = Float32Builder::new();
-    let mut quirks = ListBuilder::new(StringBuilder::new()).with_field(Arc::new(Field::new("item", DataType::Utf8, false)));
+    let mut quirks =
+        ListBuilder::new(StringBuilder::new()).with_field(Arc::new(Field::new("item", DataType::Utf8, false)));
     for r in rows {
         gi.append_value(r.game_index);
         off.append_value(r.byte_offset);
@@ -329,7 +330,10 @@ impl<'a> Cols<'a> {
 
 macro_rules! prim {
     ($c:expr, $name:expr, $t:ty, $i:expr) => {{
-        let a = $c.col($name)?.as_primitive_opt::<$t>().ok_or_else(|| anyhow::anyhow!("column {} has the wrong type", $name))?;
+        let a = $c
+            .col($name)?
+            .as_primitive_opt::<$t>()
+            .ok_or_else(|| anyhow::anyhow!("column {} has the wrong type", $name))?;
         if a.is_null($i) {
             None
         } else {

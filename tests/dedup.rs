@@ -51,7 +51,16 @@ fn kept(out: &Path) -> HashMap<(String, u16), (u32, Vec<(String, u32)>)> {
 const KO: &str = ";B[gf];W[hf];B[fg];W[gg];B[gh];W[ig];B[ss];W[hh];B[hg]";
 
 fn run_split(input: &Path, out: &Path, p: &Path) {
-    let o = run(&["run", "--input", input.to_str().unwrap(), "--out", out.to_str().unwrap(), "--pipeline", p.to_str().unwrap(), "-q"]);
+    let o = run(&[
+        "run",
+        "--input",
+        input.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--pipeline",
+        p.to_str().unwrap(),
+        "-q",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
 
@@ -64,9 +73,9 @@ fn exact_dedup_counts() {
         &[
             ("a.sgf", "PB[x]", ";B[pd];W[dp];B[pp];W[dd]"),
             ("b.sgf", "PB[someone else]EV[another archive]", ";B[pd];W[dp];B[pp];W[dd]"), // same game
-            ("c.sgf", "", ";B[dd];W[pp];B[dp];W[pd]"),                                    // mirror of a (columns flipped)
-            ("d.sgf", "", &format!("{KO};W[aa]")),                                        // ko taken, then W elsewhere
-            ("e.sgf", "", &format!("{KO};W[];B[];W[aa]")),                                // same board, ko cleared by passes
+            ("c.sgf", "", ";B[dd];W[pp];B[dp];W[pd]"), // mirror of a (columns flipped)
+            ("d.sgf", "", &format!("{KO};W[aa]")),     // ko taken, then W elsewhere
+            ("e.sgf", "", &format!("{KO};W[];B[];W[aa]")), // same board, ko cleared by passes
         ],
     );
     let out = dir.path().join("out");
@@ -134,7 +143,16 @@ fn spilled_index_gives_identical_output() {
     let big = pipeline(dir.path(), "exact", 256);
     let tiny = pipeline(dir.path(), "exact", 0);
     for (out, p) in [(&a, &big), (&b, &tiny)] {
-        let o = run(&["run", "--input", "data/kombilo", "--out", out.to_str().unwrap(), "--pipeline", p.to_str().unwrap(), "-q"]);
+        let o = run(&[
+            "run",
+            "--input",
+            "data/kombilo",
+            "--out",
+            out.to_str().unwrap(),
+            "--pipeline",
+            p.to_str().unwrap(),
+            "-q",
+        ]);
         assert!(o.status.success(), "{}", stderr(&o));
     }
     assert_eq!(report(&a)["split"]["dedup"]["spilled"], false);

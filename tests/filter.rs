@@ -47,7 +47,8 @@ fn embedded_sample_runs_and_adds_up() {
     assert_eq!(rep["filter"]["total"]["games_found"], 43);
     assert!(g.len() >= 36, "kept {}", g.len());
     assert!(g.iter().all(|r| r.num_moves as usize == r.moves.len() && r.colors.len() == r.moves.len()));
-    let manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["sources"][0]["licence"], "MIT");
     assert_eq!(manifest["sources"][0]["files"].as_array().unwrap().len(), 37); // the licence file is not read
 }
@@ -80,7 +81,15 @@ fn bad_pipeline_key_names_file_line_and_key() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("p.toml");
     std::fs::write(&p, "[pipeline]\nname = \"x\"\n[filter]\nmin_moovs = 3\n").unwrap();
-    let o = run(&["filter", "--input", "data/kombilo", "--out", dir.path().join("o").to_str().unwrap(), "--pipeline", p.to_str().unwrap()]);
+    let o = run(&[
+        "filter",
+        "--input",
+        "data/kombilo",
+        "--out",
+        dir.path().join("o").to_str().unwrap(),
+        "--pipeline",
+        p.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
     assert!(e.contains("p.toml:4") && e.contains("min_moovs"), "{e}");
@@ -135,7 +144,16 @@ fn reruns_and_thread_counts_give_identical_bytes() {
     let a = dir.path().join("a");
     let b = dir.path().join("b");
     for (out, t) in [(&a, "1"), (&b, "2"), (&b, "2")] {
-        let o = run(&["filter", "--pipeline", "pipelines/default.toml", "--out", out.to_str().unwrap(), "--threads", t, "-q"]);
+        let o = run(&[
+            "filter",
+            "--pipeline",
+            "pipelines/default.toml",
+            "--out",
+            out.to_str().unwrap(),
+            "--threads",
+            t,
+            "-q",
+        ]);
         assert!(o.status.success(), "{}", stderr(&o));
     }
     assert_eq!(snapshot(&a), snapshot(&b));
@@ -166,7 +184,12 @@ fn dev_corpus_counts() {
     let rep = report(&out);
     let src = &rep["filter"]["by_source"];
     let expect = [
-        ("gnugo", 1646, 735, vec![("no_moves", 267), ("parse_error", 1), ("setup_after_root", 4), ("size_not_19", 639)]),
+        (
+            "gnugo",
+            1646,
+            735,
+            vec![("no_moves", 267), ("parse_error", 1), ("setup_after_root", 4), ("size_not_19", 639)],
+        ),
         ("fuego", 575, 72, vec![("no_moves", 116), ("size_not_19", 387)]),
         ("kombilo", 43, 43, vec![]),
         ("kgs2001", 2298, 2269, vec![("no_moves", 29)]),
@@ -175,7 +198,12 @@ fn dev_corpus_counts() {
         let c = &src[name];
         assert_eq!(c["games_found"], found, "{name} found");
         assert_eq!(c["games_kept"], kept, "{name} kept");
-        let got: BTreeMap<String, u64> = c["rejected_by_reason"].as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.as_u64().unwrap())).collect();
+        let got: BTreeMap<String, u64> = c["rejected_by_reason"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_u64().unwrap()))
+            .collect();
         let want: BTreeMap<String, u64> = reasons.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
         assert_eq!(got, want, "{name} reasons");
     }

@@ -105,7 +105,8 @@ fn check_against_report(out: &Path) -> Value {
     // Games by source against the filter's per-source report; the last row against its total.
     let g = &stats.games_by_source;
     let u = |col: &str| -> Vec<u64> { g.column(col).unwrap().u64().unwrap().iter().map(Option::unwrap).collect() };
-    let names: Vec<String> = g.column("source").unwrap().str().unwrap().iter().map(|s| s.unwrap().to_string()).collect();
+    let names: Vec<String> =
+        g.column("source").unwrap().str().unwrap().iter().map(|s| s.unwrap().to_string()).collect();
     let (found, kept, rej_filter) = (u("found"), u("kept"), u("rejected_filter"));
     let mut expected: Vec<String> = report["filter"]["by_source"].as_object().unwrap().keys().cloned().collect();
     expected.push(kibo::stats::TOTAL.to_string());
@@ -155,7 +156,11 @@ fn check_against_report(out: &Path) -> Value {
         assert_eq!(csv.lines().count(), df.height() + 1, "{name}.csv: header + one line per row");
         assert_eq!(doc["tables"][name]["rows"].as_array().map(Vec::len), Some(df.height()), "{name} in stats.json");
     }
-    let leftovers: Vec<PathBuf> = std::fs::read_dir(&sd).unwrap().map(|e| e.unwrap().path()).filter(|p| p.file_name().unwrap().to_string_lossy().contains(".tmp")).collect();
+    let leftovers: Vec<PathBuf> = std::fs::read_dir(&sd)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().contains(".tmp"))
+        .collect();
     assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
 
     let mut text = Vec::new();

@@ -17,7 +17,8 @@ fn sigkill_mid_split_then_rerun_is_identical() {
     std::fs::write(&p, "[split]\nshard_rows = 50000\nrow_group_rows = 10000\ndedup_memory_mb = 1\n").unwrap();
     let input = dev.to_str().unwrap();
     for out in [&clean, &crashed] {
-        let o = run(&["filter", "--input", input, "--out", out.to_str().unwrap(), "--pipeline", p.to_str().unwrap(), "-q"]);
+        let o =
+            run(&["filter", "--input", input, "--out", out.to_str().unwrap(), "--pipeline", p.to_str().unwrap(), "-q"]);
         assert!(o.status.success(), "{}", stderr(&o));
     }
     let o = run(&["split", "--out", clean.to_str().unwrap(), "--pipeline", p.to_str().unwrap(), "-q"]);
@@ -54,7 +55,11 @@ fn sigkill_mid_split_then_rerun_is_identical() {
     let o = run(&["split", "--out", crashed.to_str().unwrap(), "--pipeline", p.to_str().unwrap(), "-q"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(snapshot(&crashed), want);
-    assert!(std::fs::read_dir(&crashed).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().starts_with(".tmp-")));
+    assert!(std::fs::read_dir(&crashed).unwrap().all(|e| !e
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .starts_with(".tmp-")));
 }
 
 #[cfg(unix)]

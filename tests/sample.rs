@@ -28,14 +28,18 @@ fn export_round_trips_and_is_seeded() {
         let tp = b.column_by_name("to_play").unwrap().as_primitive::<UInt8Type>();
         let mv = b.column_by_name("move").unwrap().as_primitive::<UInt16Type>();
         for i in 0..b.num_rows() {
-            rows.insert((src.value(i).to_string(), mn.value(i) as u64), (board.value(i).to_vec(), tp.value(i), mv.value(i)));
+            rows.insert(
+                (src.value(i).to_string(), mn.value(i) as u64),
+                (board.value(i).to_vec(), tp.value(i), mv.value(i)),
+            );
         }
         Ok(())
     })
     .unwrap();
     let mut n = 0;
     for i in 1..=20 {
-        let meta: serde_json::Value = serde_json::from_slice(&std::fs::read(verify.join(format!("sample-{i:02}.json"))).unwrap()).unwrap();
+        let meta: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(verify.join(format!("sample-{i:02}.json"))).unwrap()).unwrap();
         let sgf = std::fs::read(verify.join(format!("sample-{i:02}.sgf"))).unwrap();
         let g = kibo::sgf::read_games(&sgf).games.remove(0).expect("mini SGF reads back");
         let key = (meta["source"].as_str().unwrap().to_string(), meta["move_number"].as_u64().unwrap());
@@ -51,7 +55,11 @@ fn export_round_trips_and_is_seeded() {
         assert_eq!(g.moves.len(), 1, "sample {i}: one move");
         let color = if g.moves[0].color == kibo::sgf::Color::Black { 1 } else { 2 };
         assert_eq!(color, *to_play, "sample {i}: side to move");
-        assert_eq!(g.first_player.map(|c| if c == kibo::sgf::Color::Black { 1 } else { 2 }), Some(*to_play), "sample {i}: PL");
+        assert_eq!(
+            g.first_player.map(|c| if c == kibo::sgf::Color::Black { 1 } else { 2 }),
+            Some(*to_play),
+            "sample {i}: PL"
+        );
         assert_eq!(g.moves[0].mv.index(), *mv, "sample {i}: move");
         assert_eq!(meta["answer_gtp"].as_str().unwrap(), g.moves[0].mv.to_gtp());
         n += 1;
@@ -67,7 +75,8 @@ fn export_round_trips_and_is_seeded() {
     assert_ne!(snapshot(&verify), before);
     assert!(!verify.join("sample-06.json").exists(), "old files of a larger export are removed");
     for i in 1..=5 {
-        let meta: serde_json::Value = serde_json::from_slice(&std::fs::read(verify.join(format!("sample-{i:02}.json"))).unwrap()).unwrap();
+        let meta: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(verify.join(format!("sample-{i:02}.json"))).unwrap()).unwrap();
         assert_eq!(meta["split"], "train");
     }
     let o = run(&["sample", "--out", out.to_str().unwrap(), "--split", "bogus"]);

@@ -37,7 +37,16 @@ fn counted_games_are_checked_against_their_results() {
     let p = dir.path().join("p.toml");
     std::fs::write(&p, "[filter]\ndrop_score_disagreements = true\n").unwrap();
     let out2 = dir.path().join("out2");
-    let o = run(&["filter", "--input", input.to_str().unwrap(), "--out", out2.to_str().unwrap(), "--pipeline", p.to_str().unwrap(), "-q"]);
+    let o = run(&[
+        "filter",
+        "--input",
+        input.to_str().unwrap(),
+        "--out",
+        out2.to_str().unwrap(),
+        "--pipeline",
+        p.to_str().unwrap(),
+        "-q",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(games(&out2).len(), 3);
     let r = rejects(&out2);
@@ -52,7 +61,16 @@ fn influence_columns_when_enabled() {
     let p = dir.path().join("p.toml");
     std::fs::write(&p, "[split]\ninfluence = true\n").unwrap();
     let out = dir.path().join("out");
-    let o = run(&["run", "--input", "data/kombilo/Gosei-Gos23-T01.sgf", "--out", out.to_str().unwrap(), "--pipeline", p.to_str().unwrap(), "-q"]);
+    let o = run(&[
+        "run",
+        "--input",
+        "data/kombilo/Gosei-Gos23-T01.sgf",
+        "--out",
+        out.to_str().unwrap(),
+        "--pipeline",
+        p.to_str().unwrap(),
+        "-q",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let mut rows = 0;
     let mut totals = (0usize, 0usize, 0usize);

@@ -58,7 +58,8 @@ fn replay(path: &str, mistake: Mistake) -> Result<(String, u32, u32), String> {
 fn golden(name: &str) -> (String, u32, u32) {
     let text = std::fs::read_to_string(format!("tests/golden/{name}.txt")).unwrap();
     let head = text.lines().next().unwrap();
-    let nums: Vec<u32> = head.split(|c: char| !c.is_ascii_digit()).filter(|s| !s.is_empty()).map(|s| s.parse().unwrap()).collect();
+    let nums: Vec<u32> =
+        head.split(|c: char| !c.is_ascii_digit()).filter(|s| !s.is_empty()).map(|s| s.parse().unwrap()).collect();
     let diagram: String = text.lines().skip(1).map(|l| format!("{l}\n")).collect();
     (diagram, nums[1], nums[2])
 }
@@ -90,9 +91,19 @@ fn classic_mistakes_are_caught() {
     }
     // Wrong capture order: removing the mover's own chain before the opponent's turns
     // every capture-into-atari into a suicide. The engine must capture first:
-    let mut b = Board::from_diagram(&format!("{}\n", [".XO", "XO.", "O..", "...", "...", "...", "...", "...", "...", "...", "...", "...", "...", "...", "...", "...", "...", "...", "..."].map(|r| format!("{r:.<19}")).join("\n"))).unwrap();
+    let mut b = Board::from_diagram(&format!(
+        "{}\n",
+        [
+            ".XO", "XO.", "O..", "...", "...", "...", "...", "...", "...", "...", "...", "...", "...", "...", "...",
+            "...", "...", "...", "..."
+        ]
+        .map(|r| format!("{r:.<19}"))
+        .join("\n")
+    ))
+    .unwrap();
     // White plays A19 (0,0): it has no liberty itself, but captures the black stones at B19 and A18.
-    let info = b.play(Color::White, Move::Play(Point { row: 0, col: 0 }), &Rules::default()).expect("capture, not suicide");
+    let info =
+        b.play(Color::White, Move::Play(Point { row: 0, col: 0 }), &Rules::default()).expect("capture, not suicide");
     assert_eq!(info.captured, 2);
     assert_eq!(b.get(Point { row: 0, col: 0 }), 2);
 }
@@ -120,7 +131,10 @@ fn illegal_moves_are_rejected_with_reason_and_number() {
         Replayed::Ok { .. } => None,
     };
     // Occupied point at move 3.
-    assert_eq!(reason(&row(&[(b'B', idx("pd")), (b'W', idx("dd")), (b'B', idx("dd"))]), &cfg), Some(("occupied_point", Some(3))));
+    assert_eq!(
+        reason(&row(&[(b'B', idx("pd")), (b'W', idx("dd")), (b'B', idx("dd"))]), &cfg),
+        Some(("occupied_point", Some(3)))
+    );
     // Suicide: black fills its own last liberty in the corner.
     let g = row(&[(b'W', idx("ba")), (b'B', idx("pp")), (b'W', idx("ab")), (b'B', idx("aa"))]);
     assert_eq!(reason(&g, &cfg), Some(("suicide", Some(4))));
@@ -178,14 +192,23 @@ fn superko_only_when_enabled() {
     assert!(matches!(replay_game(&g, &SplitConfig::default(), 1), Replayed::Ok { .. }));
     let psk = SplitConfig { superko: "positional".into(), ..SplitConfig::default() };
     match replay_game(&g, &psk, 1) {
-        Replayed::Rejected { reason, move_number, .. } => assert_eq!((reason, move_number), ("superko_violation", Some(12))),
+        Replayed::Rejected { reason, move_number, .. } => {
+            assert_eq!((reason, move_number), ("superko_violation", Some(12)))
+        }
         Replayed::Ok { .. } => panic!("superko not detected"),
     }
 }
 
 #[test]
 fn sampling_options() {
-    let mut g = row(&[(b'B', idx("pd")), (b'W', idx("dd")), (b'B', kibo::coord::PASS), (b'W', idx("pp")), (b'B', idx("dp")), (b'W', idx("qq"))]);
+    let mut g = row(&[
+        (b'B', idx("pd")),
+        (b'W', idx("dd")),
+        (b'B', kibo::coord::PASS),
+        (b'W', idx("pp")),
+        (b'B', idx("dp")),
+        (b'W', idx("qq")),
+    ]);
     g.winner = Some("W".into());
     let count = |cfg: &SplitConfig| match replay_game(&g, cfg, 1) {
         Replayed::Ok { samples, .. } => samples.len(),
@@ -219,7 +242,8 @@ fn run_adds_up_and_is_identical_across_threads() {
     let a = dir.path().join("a");
     let b = dir.path().join("b");
     for (out, t) in [(&a, "1"), (&b, "2")] {
-        let o = run(&["run", "--pipeline", "pipelines/default.toml", "--out", out.to_str().unwrap(), "--threads", t, "-q"]);
+        let o =
+            run(&["run", "--pipeline", "pipelines/default.toml", "--out", out.to_str().unwrap(), "--threads", t, "-q"]);
         assert!(o.status.success(), "{}", stderr(&o));
     }
     assert_eq!(snapshot(&a), snapshot(&b));

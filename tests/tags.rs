@@ -38,7 +38,12 @@ fn gnugo_ladder1_moves_55_and_59_are_ladder_captures() {
     assert!(ladder.contains(&55) && ladder.contains(&59), "ladder_capture at {ladder:?}");
     // Names and mask agree.
     for (_, mask, names) in &t {
-        let from_mask: Vec<&str> = kibo::tactics::TAG_NAMES.iter().enumerate().filter(|(b, _)| mask & (1 << b) != 0).map(|(_, n)| *n).collect();
+        let from_mask: Vec<&str> = kibo::tactics::TAG_NAMES
+            .iter()
+            .enumerate()
+            .filter(|(b, _)| mask & (1 << b) != 0)
+            .map(|(_, n)| *n)
+            .collect();
         assert_eq!(&from_mask, names);
     }
     // The inspection command prints the same.
@@ -55,7 +60,16 @@ fn tactical_sampling_options() {
     let base = dir.path().join("base");
     let p_off = dir.path().join("off.toml");
     std::fs::write(&p_off, "[split]\ndedup = \"off\"\n").unwrap();
-    let o = run(&["run", "--input", "data/kombilo", "--out", base.to_str().unwrap(), "--pipeline", p_off.to_str().unwrap(), "-q"]);
+    let o = run(&[
+        "run",
+        "--input",
+        "data/kombilo",
+        "--out",
+        base.to_str().unwrap(),
+        "--pipeline",
+        p_off.to_str().unwrap(),
+        "-q",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let all = tags_of(&base);
     let tactical = all.iter().filter(|r| r.1 & kibo::tactics::Tags::TACTICAL != 0).count();
@@ -65,7 +79,16 @@ fn tactical_sampling_options() {
     let only = dir.path().join("only");
     let p = dir.path().join("only.toml");
     std::fs::write(&p, "[split]\ndedup = \"off\"\ntactical_only = true\n").unwrap();
-    let o = run(&["run", "--input", "data/kombilo", "--out", only.to_str().unwrap(), "--pipeline", p.to_str().unwrap(), "-q"]);
+    let o = run(&[
+        "run",
+        "--input",
+        "data/kombilo",
+        "--out",
+        only.to_str().unwrap(),
+        "--pipeline",
+        p.to_str().unwrap(),
+        "-q",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let t = tags_of(&only);
     assert_eq!(t.len(), tactical);
@@ -76,7 +99,16 @@ fn tactical_sampling_options() {
     let bias = dir.path().join("bias");
     let p = dir.path().join("bias.toml");
     std::fs::write(&p, "[split]\ndedup = \"off\"\nmax_samples_per_game = 20\ntactical_bias = true\n").unwrap();
-    let o = run(&["run", "--input", "data/kombilo", "--out", bias.to_str().unwrap(), "--pipeline", p.to_str().unwrap(), "-q"]);
+    let o = run(&[
+        "run",
+        "--input",
+        "data/kombilo",
+        "--out",
+        bias.to_str().unwrap(),
+        "--pipeline",
+        p.to_str().unwrap(),
+        "-q",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let mut per_game: std::collections::HashMap<String, (usize, usize)> = std::collections::HashMap::new();
     kibo::storage::read_table(&bias, "samples", |b| {
@@ -98,7 +130,16 @@ fn tactical_sampling_options() {
     let even = dir.path().join("even");
     let p = dir.path().join("even.toml");
     std::fs::write(&p, "[split]\ndedup = \"off\"\nmax_samples_per_game = 20\n").unwrap();
-    let o = run(&["run", "--input", "data/kombilo", "--out", even.to_str().unwrap(), "--pipeline", p.to_str().unwrap(), "-q"]);
+    let o = run(&[
+        "run",
+        "--input",
+        "data/kombilo",
+        "--out",
+        even.to_str().unwrap(),
+        "--pipeline",
+        p.to_str().unwrap(),
+        "-q",
+    ]);
     assert!(o.status.success());
     let biased_tac: usize = per_game.values().map(|v| v.1).sum();
     let even_tac = tags_of(&even).iter().filter(|r| r.1 & kibo::tactics::Tags::TACTICAL != 0).count();

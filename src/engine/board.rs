@@ -147,10 +147,7 @@ fn loc_of(p: Point) -> Option<usize> {
 /// Point of a padded location that is on the board.
 #[inline(always)]
 fn point_of(loc: usize) -> Point {
-    Point {
-        row: (loc / STRIDE).wrapping_sub(TOP) as u8,
-        col: (loc % STRIDE).wrapping_sub(1) as u8,
-    }
+    Point { row: (loc / STRIDE).wrapping_sub(TOP) as u8, col: (loc % STRIDE).wrapping_sub(1) as u8 }
 }
 
 /// Whether a padded location is a wall cell.
@@ -400,9 +397,7 @@ impl Board {
     /// Whether the padded location `loc` is a wall of this board (the border, or a point
     /// outside a [`Board::new_sized`] area).
     fn is_wall_here(&self, loc: usize) -> bool {
-        is_wall(loc)
-            || (loc / STRIDE - TOP) >= self.rows as usize
-            || (loc % STRIDE - 1) >= self.cols as usize
+        is_wall(loc) || (loc / STRIDE - TOP) >= self.rows as usize || (loc % STRIDE - 1) >= self.cols as usize
     }
 
     /// Cell value at `p`: `0` empty, `1` black, `2` white (`0` for a point off the board).
@@ -482,12 +477,7 @@ impl Board {
     fn add_stone(&mut self, c: u8, loc: usize) {
         let l16 = loc as u16;
         let n = [loc - STRIDE, loc - 1, loc + 1, loc + STRIDE];
-        let h = [
-            self.head[n[0]],
-            self.head[n[1]],
-            self.head[n[2]],
-            self.head[n[3]],
-        ];
+        let h = [self.head[n[0]], self.head[n[1]], self.head[n[2]], self.head[n[3]]];
         self.color[loc] = c;
         self.hash ^= key(c, loc);
         self.count[(c & 3) as usize] += 1;
@@ -684,11 +674,7 @@ impl Board {
         };
         let loc = loc_of(p).ok_or(Illegal::OffBoard)?;
         if self.color[loc] != EMPTY {
-            return Err(if self.color[loc] == WALL {
-                Illegal::OffBoard
-            } else {
-                Illegal::Occupied
-            });
+            return Err(if self.color[loc] == WALL { Illegal::OffBoard } else { Illegal::Occupied });
         }
         match self.place::<true>(c as u8, loc, rules) {
             REFUSED_KO => Err(Illegal::Ko),
@@ -700,11 +686,7 @@ impl Board {
     /// [`PlayInfo`] from what [`Board::place`] returned and the new ko point.
     #[inline(always)]
     fn play_info(&self, done: u32) -> PlayInfo {
-        PlayInfo {
-            captured: done as u16,
-            suicided: (done >> 16) as u16,
-            ko_point: self.ko_point(),
-        }
+        PlayInfo { captured: done as u16, suicided: (done >> 16) as u16, ko_point: self.ko_point() }
     }
 
     /// Plays `m` for `c` without the ko and suicide checks (KataGo `playMoveAssumeLegal`).
@@ -745,32 +727,15 @@ impl Board {
         // Neighbour colours, chain heads (`0` for empty and wall) and the liberties of
         // those chains (`libs[0]` is `0`), all read before anything changes, then
         // summarised as bit masks. (Explicit arrays: `array::map` is not always inlined.)
-        let cols = [
-            self.color[n[0]],
-            self.color[n[1]],
-            self.color[n[2]],
-            self.color[n[3]],
-        ];
-        let h = [
-            self.head[n[0]],
-            self.head[n[1]],
-            self.head[n[2]],
-            self.head[n[3]],
-        ];
-        let libs = [
-            self.libs[h[0] as usize],
-            self.libs[h[1] as usize],
-            self.libs[h[2] as usize],
-            self.libs[h[3] as usize],
-        ];
+        let cols = [self.color[n[0]], self.color[n[1]], self.color[n[2]], self.color[n[3]]];
+        let h = [self.head[n[0]], self.head[n[1]], self.head[n[2]], self.head[n[3]]];
+        let libs =
+            [self.libs[h[0] as usize], self.libs[h[1] as usize], self.libs[h[2] as usize], self.libs[h[3] as usize]];
         // SWAR: one byte per neighbour in a `u32`, then bit 0 of byte `i` answers the
         // question for neighbour `i`. Cell values and clamped liberty counts fit in two
         // bits, so "byte == v" is `!(x | x >> 1)` on `x = byte ^ v`. (Half the
         // instructions of building the masks bit by bit.)
-        let cw = cols[0] as u32
-            | (cols[1] as u32) << 8
-            | (cols[2] as u32) << 16
-            | (cols[3] as u32) << 24;
+        let cw = cols[0] as u32 | (cols[1] as u32) << 8 | (cols[2] as u32) << 16 | (cols[3] as u32) << 24;
         let lw = libs[0].min(2) as u32
             | (libs[1].min(2) as u32) << 8
             | (libs[2].min(2) as u32) << 16
@@ -862,11 +827,7 @@ impl Board {
     /// within the smaller chain from being counted twice.
     #[inline(always)]
     fn merge(&mut self, a: usize, b: usize) {
-        let (big, small) = if self.stones[a] >= self.stones[b] {
-            (a, b)
-        } else {
-            (b, a)
-        };
+        let (big, small) = if self.stones[a] >= self.stones[b] { (a, b) } else { (b, a) };
         let big16 = big as u16;
         let mut new_libs = 0u16;
         let mut s = small;
@@ -909,18 +870,13 @@ impl Board {
             let nb = [s - STRIDE, s - 1, s + 1, s + STRIDE];
             let mut hs = [0u16; 4];
             for i in 0..4 {
-                hs[i] = if self.color[nb[i]] == other {
-                    self.head[nb[i]]
-                } else {
-                    0
-                };
+                hs[i] = if self.color[nb[i]] == other { self.head[nb[i]] } else { 0 };
             }
             // Increments of `libs[0]` (no chain) are harmless: it is reset below.
             self.libs[hs[0] as usize] += 1;
             self.libs[hs[1] as usize] += (hs[1] != hs[0]) as u16;
             self.libs[hs[2] as usize] += ((hs[2] != hs[0]) & (hs[2] != hs[1])) as u16;
-            self.libs[hs[3] as usize] +=
-                ((hs[3] != hs[0]) & (hs[3] != hs[1]) & (hs[3] != hs[2])) as u16;
+            self.libs[hs[3] as usize] += ((hs[3] != hs[0]) & (hs[3] != hs[1]) & (hs[3] != hs[2])) as u16;
             n += 1;
             if nx == h {
                 break;
@@ -1130,11 +1086,7 @@ impl Board {
             match c {
                 EMPTY => {
                     if self.head[loc] != 0 {
-                        return Err(format!(
-                            "empty {:?} has head {}",
-                            point_of(loc),
-                            self.head[loc]
-                        ));
+                        return Err(format!("empty {:?} has head {}", point_of(loc), self.head[loc]));
                     }
                 }
                 BLACK | WHITE => {
@@ -1152,10 +1104,7 @@ impl Board {
             return Err("liberty count stored on the no-chain cell 0".into());
         }
         if count != self.count {
-            return Err(format!(
-                "stone counts {:?}, recomputed {:?}",
-                self.count, count
-            ));
+            return Err(format!("stone counts {:?}, recomputed {:?}", self.count, count));
         }
         if hash != self.hash {
             return Err(format!("hash {:016x}, recomputed {:016x}", self.hash, hash));
@@ -1190,17 +1139,10 @@ impl Board {
             let mut n = 0u32;
             loop {
                 if s >= ARR || !flood.contains(s) || !listed.insert(s) {
-                    return Err(format!(
-                        "chain list of {:?} strays to cell {s}",
-                        point_of(h)
-                    ));
+                    return Err(format!("chain list of {:?} strays to cell {s}", point_of(h)));
                 }
                 if self.head[s] as usize != h {
-                    return Err(format!(
-                        "stone {:?} not headed by {:?}",
-                        point_of(s),
-                        point_of(h)
-                    ));
+                    return Err(format!("stone {:?} not headed by {:?}", point_of(s), point_of(h)));
                 }
                 n += 1;
                 s = self.next[s] as usize;
@@ -1209,25 +1151,13 @@ impl Board {
                 }
             }
             if n != size {
-                return Err(format!(
-                    "chain {:?}: list has {n} stones, flood fill {size}",
-                    point_of(h)
-                ));
+                return Err(format!("chain {:?}: list has {n} stones, flood fill {size}", point_of(h)));
             }
             if self.stones[h] as u32 != size {
-                return Err(format!(
-                    "chain {:?}: stone count {}, recomputed {size}",
-                    point_of(h),
-                    self.stones[h]
-                ));
+                return Err(format!("chain {:?}: stone count {}, recomputed {size}", point_of(h), self.stones[h]));
             }
             if self.libs[h] as u32 != libs.len() {
-                return Err(format!(
-                    "chain {:?}: liberties {}, recomputed {}",
-                    point_of(h),
-                    self.libs[h],
-                    libs.len()
-                ));
+                return Err(format!("chain {:?}: liberties {}, recomputed {}", point_of(h), self.libs[h], libs.len()));
             }
         }
 
@@ -1303,19 +1233,10 @@ mod sized_tests {
         // Outside the area: off the board everywhere.
         assert_eq!(b.get(p(0, 5)), EMPTY);
         assert_eq!(b.color_at(p(4, 0)), None);
-        assert_eq!(
-            b.is_legal(Color::Black, Move::Play(p(0, 5)), &rules),
-            Err(Illegal::OffBoard)
-        );
-        assert_eq!(
-            b.play(Color::Black, Move::Play(p(4, 0)), &rules),
-            Err(Illegal::OffBoard)
-        );
+        assert_eq!(b.is_legal(Color::Black, Move::Play(p(0, 5)), &rules), Err(Illegal::OffBoard));
+        assert_eq!(b.play(Color::Black, Move::Play(p(4, 0)), &rules), Err(Illegal::OffBoard));
         assert_eq!(b.set_stone(p(4, 4), BLACK), Err(SetupError::OffBoard));
-        assert_eq!(
-            b.play_unchecked(Color::Black, Move::Play(p(6, 6))),
-            PlayInfo::default()
-        );
+        assert_eq!(b.play_unchecked(Color::Black, Move::Play(p(6, 6))), PlayInfo::default());
         // The bottom-right corner of the area has two liberties, like a real corner.
         b.play(Color::Black, Move::Play(p(3, 4)), &rules).unwrap();
         assert_eq!(b.chain_liberties(p(3, 4)), 2);
@@ -1326,10 +1247,7 @@ mod sized_tests {
         b.play(Color::White, Move::Play(p(2, 4)), &rules).unwrap();
         let info = b.play(Color::White, Move::Play(p(3, 3)), &rules).unwrap();
         assert_eq!(info.captured, 1);
-        assert_eq!(
-            b.is_legal(Color::Black, Move::Play(p(3, 4)), &rules),
-            Err(Illegal::Suicide)
-        );
+        assert_eq!(b.is_legal(Color::Black, Move::Play(p(3, 4)), &rules), Err(Illegal::Suicide));
         b.check_consistency().unwrap();
         let mut cells = [9u8; NN];
         b.cells(&mut cells);
@@ -1348,10 +1266,7 @@ mod sized_tests {
         assert!(Board::new_sized(19, 19) == Board::new());
         assert_eq!(Board::new_sized(0, 40).size(), (1, 19));
         let mut b = Board::new_sized(1, 1);
-        assert_eq!(
-            b.is_legal(Color::White, Move::Play(p(0, 0)), &Rules::default()),
-            Err(Illegal::Suicide)
-        );
+        assert_eq!(b.is_legal(Color::White, Move::Play(p(0, 0)), &Rules::default()), Err(Illegal::Suicide));
         assert_eq!(b.set_stone(p(0, 0), WHITE), Ok(()));
         assert!(b.has_dead_chains());
         b.check_consistency().unwrap();

@@ -63,10 +63,7 @@ impl Board {
         let mut cells = [EMPTY; N * N];
         for (row, line) in rows.iter().enumerate() {
             let mut col = 0;
-            for ch in line
-                .chars()
-                .filter(|ch| *ch != ' ' && *ch != '\t' && *ch != '\r')
-            {
+            for ch in line.chars().filter(|ch| *ch != ' ' && *ch != '\t' && *ch != '\r') {
                 let v = match ch {
                     '.' => EMPTY,
                     'X' => BLACK,

@@ -111,10 +111,7 @@ impl SuperkoHistory {
     ///
     /// [`push`]: SuperkoHistory::push
     pub fn new(mode: SuperkoMode) -> SuperkoHistory {
-        SuperkoHistory {
-            mode,
-            seen: HashSet::default(),
-        }
+        SuperkoHistory { mode, seen: HashSet::default() }
     }
 
     /// A history whose first seen position is `board` with `to_move` to play.
@@ -175,20 +172,13 @@ impl SuperkoHistory {
         if self.mode == SuperkoMode::Off || m == Move::Pass {
             return false;
         }
-        self.seen
-            .contains(&self.key(board.hash_after(c, m), c.opponent()))
+        self.seen.contains(&self.key(board.hash_after(c, m), c.opponent()))
     }
 
     /// Checks `m` on the board and against superko, then plays it and records the new
     /// position with `c.opponent()` to move. On `Err` neither the board nor the history
     /// changes.
-    pub fn play(
-        &mut self,
-        board: &mut Board,
-        c: Color,
-        m: Move,
-        rules: &Rules,
-    ) -> Result<PlayInfo, Violation> {
+    pub fn play(&mut self, board: &mut Board, c: Color, m: Move, rules: &Rules) -> Result<PlayInfo, Violation> {
         board.is_legal(c, m, rules)?;
         if self.would_repeat(board, c, m) {
             return Err(Violation::Superko);

@@ -22,12 +22,8 @@ fn play(row: usize, col: usize) -> Move {
 
 const B: Color = Color::Black;
 const W: Color = Color::White;
-const STD: Rules = Rules {
-    multi_stone_suicide: false,
-};
-const NZ: Rules = Rules {
-    multi_stone_suicide: true,
-};
+const STD: Rules = Rules { multi_stone_suicide: false };
+const NZ: Rules = Rules { multi_stone_suicide: true };
 
 /// Pads a partial diagram (the top-left corner) to 19 rows of 19 cells with `.`.
 fn pad(text: &str) -> String {
@@ -92,14 +88,7 @@ fn single_capture_in_the_centre() {
         ",
     );
     let info = b.play(B, play(2, 4), &STD).unwrap();
-    assert_eq!(
-        info,
-        PlayInfo {
-            captured: 1,
-            suicided: 0,
-            ko_point: None
-        }
-    );
+    assert_eq!(info, PlayInfo { captured: 1, suicided: 0, ko_point: None });
     expect_board(
         &b,
         "
@@ -403,14 +392,7 @@ fn multi_stone_suicide_by_rule() {
     expect_board(&b, start);
 
     let info = b.play(B, play(0, 1), &NZ).unwrap();
-    assert_eq!(
-        info,
-        PlayInfo {
-            captured: 0,
-            suicided: 2,
-            ko_point: None
-        }
-    );
+    assert_eq!(info, PlayInfo { captured: 0, suicided: 2, ko_point: None });
     expect_board(
         &b,
         "
@@ -510,11 +492,7 @@ fn superko_positional_and_situational() {
         h.play(&mut b, W, Move::Pass, &STD).unwrap();
         h.play(&mut b, B, Move::Pass, &STD).unwrap();
         assert_eq!(b.is_legal(W, retake, &STD), Ok(()), "simple ko is released");
-        assert_eq!(
-            h.would_repeat(&b, W, retake),
-            banned,
-            "{mode:?} start {start_to_move:?}"
-        );
+        assert_eq!(h.would_repeat(&b, W, retake), banned, "{mode:?} start {start_to_move:?}");
         let before = b.clone();
         let r = h.play(&mut b, W, retake, &STD);
         if banned {
@@ -554,14 +532,8 @@ fn superko_push_reports_repeats_and_passes_never_repeat() {
     assert_eq!(off.mode().as_str(), "off");
     // Illegal board moves come back as such.
     b.play(B, play(0, 0), &STD).unwrap();
-    assert_eq!(
-        h.play(&mut b, W, play(0, 0), &STD),
-        Err(Violation::Illegal(Illegal::Occupied))
-    );
-    assert_eq!(
-        Violation::Illegal(Illegal::Occupied).as_str(),
-        "occupied_point"
-    );
+    assert_eq!(h.play(&mut b, W, play(0, 0), &STD), Err(Violation::Illegal(Illegal::Occupied)));
+    assert_eq!(Violation::Illegal(Illegal::Occupied).as_str(), "occupied_point");
 }
 
 // ---------------------------------------------------------------- golden: setup, diagrams, queries
@@ -571,32 +543,17 @@ fn diagram_round_trip_and_errors() {
     let b = Board::from_diagram(KO_START).unwrap();
     assert_eq!(b.to_diagram().trim(), KO_START.trim());
     // Spaces between cells and blank lines are ignored.
-    let spaced: String = KO_START
-        .lines()
-        .map(|l| l.chars().map(|c| format!("{c} ")).collect::<String>() + "\n\n")
-        .collect();
+    let spaced: String =
+        KO_START.lines().map(|l| l.chars().map(|c| format!("{c} ")).collect::<String>() + "\n\n").collect();
     let b2 = Board::from_diagram(&spaced).unwrap();
     assert_eq!(b2.hash(), b.hash());
     assert_eq!(b2.to_diagram(), b.to_diagram());
 
-    assert_eq!(
-        Board::from_diagram("...").unwrap_err(),
-        DiagramError::Rows(1)
-    );
+    assert_eq!(Board::from_diagram("...").unwrap_err(), DiagramError::Rows(1));
     let short = pad("").replacen(&".".repeat(19), &".".repeat(18), 1);
-    assert_eq!(
-        Board::from_diagram(&short).unwrap_err(),
-        DiagramError::Width { row: 0, width: 18 }
-    );
+    assert_eq!(Board::from_diagram(&short).unwrap_err(), DiagramError::Width { row: 0, width: 18 });
     let bad = pad("..x");
-    assert_eq!(
-        Board::from_diagram(&bad).unwrap_err(),
-        DiagramError::Char {
-            row: 0,
-            col: 2,
-            ch: 'x'
-        }
-    );
+    assert_eq!(Board::from_diagram(&bad).unwrap_err(), DiagramError::Char { row: 0, col: 2, ch: 'x' });
     // Row 0 is the top line, column 0 the left character.
     let b = corner("..X\n.O");
     assert_eq!(b.get(p(0, 2)), BLACK);
@@ -608,15 +565,9 @@ fn diagram_round_trip_and_errors() {
     assert_eq!(cells[2], 1);
     assert_eq!(cells[19 + 1], 2);
     assert_eq!(cells.iter().filter(|&&v| v != 0).count(), 2);
-    assert_eq!(
-        Board::from_cells(&cells).unwrap().to_diagram(),
-        b.to_diagram()
-    );
+    assert_eq!(Board::from_cells(&cells).unwrap().to_diagram(), b.to_diagram());
     cells[5] = 3;
-    assert_eq!(
-        Board::from_cells(&cells).unwrap_err(),
-        SetupError::BadValue(3)
-    );
+    assert_eq!(Board::from_cells(&cells).unwrap_err(), SetupError::BadValue(3));
 }
 
 #[test]
@@ -656,10 +607,7 @@ fn setup_overwrites_never_captures_and_stays_exact() {
     b.check_consistency().unwrap();
     // Bad input is refused.
     assert_eq!(b.set_stone(p(0, 0), 3), Err(SetupError::BadValue(3)));
-    assert_eq!(
-        b.set_stone(Point { row: 19, col: 0 }, BLACK),
-        Err(SetupError::OffBoard)
-    );
+    assert_eq!(b.set_stone(Point { row: 19, col: 0 }, BLACK), Err(SetupError::OffBoard));
     // Prisoners are untouched by setup.
     assert_eq!(b.prisoners(B), 1);
 }
@@ -667,12 +615,9 @@ fn setup_overwrites_never_captures_and_stays_exact() {
 #[test]
 fn off_board_points_are_refused_without_panicking() {
     let mut b = corner("XO");
-    for bad in [
-        Point { row: 19, col: 0 },
-        Point { row: 0, col: 19 },
-        Point { row: 255, col: 255 },
-        Point { row: 3, col: 40 },
-    ] {
+    for bad in
+        [Point { row: 19, col: 0 }, Point { row: 0, col: 19 }, Point { row: 255, col: 255 }, Point { row: 3, col: 40 }]
+    {
         let m = Move::Play(bad);
         expect_illegal(&mut b, B, m, &STD, Illegal::OffBoard);
         let before = b.clone();
@@ -712,10 +657,7 @@ fn chain_queries() {
     b.chain_stones(p(2, 2), &mut v);
     assert_eq!(v.len(), 3);
     b.chain_liberty_points(p(1, 2), &mut v);
-    assert_eq!(
-        v,
-        vec![p(0, 2), p(1, 1), p(2, 0), p(2, 3), p(3, 1), p(3, 2)]
-    );
+    assert_eq!(v, vec![p(0, 2), p(1, 1), p(2, 0), p(2, 3), p(3, 1), p(3, 2)]);
     assert_eq!(b.chain_liberties(p(1, 2)), 6);
     assert!(b.same_chain(p(1, 2), p(2, 1)));
     assert!(!b.same_chain(p(1, 2), p(0, 0)));
@@ -732,10 +674,7 @@ fn hash_is_the_xor_of_stone_keys() {
     b.play(B, play(3, 15), &STD).unwrap();
     assert_eq!(b.hash(), stone_key(3 * 19 + 15, B));
     b.play(W, play(15, 3), &STD).unwrap();
-    assert_eq!(
-        b.hash(),
-        stone_key(3 * 19 + 15, B) ^ stone_key(15 * 19 + 3, W)
-    );
+    assert_eq!(b.hash(), stone_key(3 * 19 + 15, B) ^ stone_key(15 * 19 + 3, W));
 }
 
 // ---------------------------------------------------------------- property-style tests
@@ -789,11 +728,7 @@ fn games(release: usize, debug: usize) -> usize {
 fn recomputed_hash(b: &Board) -> u64 {
     let mut cells = [0u8; NN];
     b.cells(&mut cells);
-    cells
-        .iter()
-        .enumerate()
-        .filter_map(|(i, &v)| Color::from_u8(v).map(|c| stone_key(i, c)))
-        .fold(0, |h, k| h ^ k)
+    cells.iter().enumerate().filter_map(|(i, &v)| Color::from_u8(v).map(|c| stone_key(i, c))).fold(0, |h, k| h ^ k)
 }
 
 /// A move that must be refused on `b` for `c`, if one is found quickly.
@@ -857,10 +792,7 @@ fn random_games_keep_state_exact() {
             assert_eq!(b.ko_point(), info.ko_point);
             for col in [B, W] {
                 // Stones placed = stones on the board + stones the opponent captured.
-                assert_eq!(
-                    placed[col as usize],
-                    b.stone_count(col) + b.prisoners(col.opponent())
-                );
+                assert_eq!(placed[col as usize], b.stone_count(col) + b.prisoners(col.opponent()));
             }
             // Occasionally the same colour moves twice.
             if rng.below(50) != 0 {
@@ -968,10 +900,7 @@ impl RefBoard {
         } else {
             let opp: Vec<_> = surrounded.iter().filter(|g| g.0 != colour).collect();
             if opp.len() == 1 && opp[0].1.len() == 1 {
-                let own = surrounded
-                    .iter()
-                    .find(|g| g.0 == colour)
-                    .expect("own chain surrounded");
+                let own = surrounded.iter().find(|g| g.0 == colour).expect("own chain surrounded");
                 if own.1.len() == 1 {
                     ko = Some(opp[0].1[0]);
                 }
@@ -993,13 +922,7 @@ impl RefBoard {
     }
 
     /// Legality by brute force: play on a copy and look.
-    fn is_legal(
-        &self,
-        colour: u8,
-        i: usize,
-        ko: Option<(usize, u8)>,
-        multi: bool,
-    ) -> Result<(), Illegal> {
+    fn is_legal(&self, colour: u8, i: usize, ko: Option<(usize, u8)>, multi: bool) -> Result<(), Illegal> {
         if self.cells[i] != 0 {
             return Err(Illegal::Occupied);
         }
@@ -1032,12 +955,7 @@ fn random_games_match_flood_fill_reference() {
                 let q = rng.point();
                 assert_eq!(
                     b.is_legal(c, Move::Play(q), &rules),
-                    r.is_legal(
-                        c as u8,
-                        q.index() as usize,
-                        ref_ko,
-                        rules.multi_stone_suicide
-                    ),
+                    r.is_legal(c as u8, q.index() as usize, ref_ko, rules.multi_stone_suicide),
                     "game {game} move {mv} legality at {q:?}\n{b:?}"
                 );
             }
@@ -1054,15 +972,8 @@ fn random_games_match_flood_fill_reference() {
             }
             let mut cells = [0u8; NN];
             b.cells(&mut cells);
-            assert!(
-                cells == r.cells,
-                "game {game} move {mv}: cells differ\n{b:?}"
-            );
-            assert_eq!(
-                b.ko_point().map(|k| k.index() as usize),
-                ref_ko.map(|k| k.0),
-                "game {game} move {mv}"
-            );
+            assert!(cells == r.cells, "game {game} move {mv}: cells differ\n{b:?}");
+            assert_eq!(b.ko_point().map(|k| k.index() as usize), ref_ko.map(|k| k.0), "game {game} move {mv}");
             if ref_ko.is_some() {
                 kos += 1;
             }

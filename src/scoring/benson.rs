@@ -173,11 +173,7 @@ impl Chains {
             color.push(c);
             stones.push(list);
         }
-        Chains {
-            label,
-            color,
-            stones,
-        }
+        Chains { label, color, stones }
     }
 
     /// Number of chains.
@@ -358,13 +354,7 @@ pub(crate) fn benson_area(pos: &Pos, ch: &Chains, pla: u8) -> [bool; NN] {
 /// Rule 1 of the module docs: which chains of `pla` live, given the chains already
 /// known `dead` (of both colours) and the chains that live whatever happens (`forced`,
 /// Benson's). Indexed by chain; `false` for chains of the other colour and dead ones.
-pub(crate) fn relaxed_alive(
-    pos: &Pos,
-    ch: &Chains,
-    pla: u8,
-    dead: &[bool],
-    forced: &[bool],
-) -> Vec<bool> {
+pub(crate) fn relaxed_alive(pos: &Pos, ch: &Chains, pla: u8, dead: &[bool], forced: &[bool]) -> Vec<bool> {
     let opp = 3 - pla;
     let is_pla = |i: usize| pos.cells[i] == pla && ch.of(i).is_some_and(|c| !dead[c]);
     let regs = Regions::new(pos, |i| !is_pla(i));
@@ -394,9 +384,7 @@ pub(crate) fn relaxed_alive(
         };
     }
 
-    let chains: Vec<usize> = (0..ch.len())
-        .filter(|&c| ch.color[c] == pla && !dead[c])
-        .collect();
+    let chains: Vec<usize> = (0..ch.len()).filter(|&c| ch.color[c] == pla && !dead[c]).collect();
     // Liberties of each chain (points that are empty or hold a dead stone) and the
     // regions they lie in.
     let mut nlibs = vec![0u32; ch.len()];
@@ -442,9 +430,7 @@ pub(crate) fn relaxed_alive(
         let anchored = |r: usize, c: usize| {
             weight[r] > 0
                 && !tainted[r]
-                && border[r]
-                    .iter()
-                    .any(|&d| d != c && !killed[d] && (forced[d] || count[d] >= 2))
+                && border[r].iter().any(|&d| d != c && !killed[d] && (forced[d] || count[d] >= 2))
         };
         // Connected: at least two liberties, one of them a point the opponent cannot
         // play (no opponent neighbour, at most one empty neighbour: a stone there would
@@ -462,8 +448,7 @@ pub(crate) fn relaxed_alive(
                             if let Some(d) = ch.of(q) {
                                 let r = regs.of(p);
                                 let own = r.map_or(0, |r| if tainted[r] { 0 } else { weight[r] });
-                                anchor |=
-                                    d != c && !killed[d] && (forced[d] || count[d] >= 2 + own);
+                                anchor |= d != c && !killed[d] && (forced[d] || count[d] >= 2 + own);
                             }
                         } else {
                             ok = false;
@@ -583,11 +568,7 @@ fn candidates(pos: &Pos, ch: &Chains, dead: &[bool], forced: &[bool]) -> Vec<boo
             };
             let Some(r0) = region_of(first) else { continue };
             if border.iter().all(|&c| region_of(c) == Some(r0)) {
-                eyes[r0] += if room >= BIG_REGION || two_eye_shape(pos, q) {
-                    2
-                } else {
-                    1
-                };
+                eyes[r0] += if room >= BIG_REGION || two_eye_shape(pos, q) { 2 } else { 1 };
             }
         }
         for c in 0..ch.len() {
@@ -604,13 +585,7 @@ fn candidates(pos: &Pos, ch: &Chains, dead: &[bool], forced: &[bool]) -> Vec<boo
 }
 
 /// Rule 2, verification: the candidate chains that are dead (see the module docs).
-fn verified(
-    pos: &Pos,
-    ch: &Chains,
-    dead: &[bool],
-    cand: &[bool],
-    alive_opt: &[bool],
-) -> Vec<usize> {
+fn verified(pos: &Pos, ch: &Chains, dead: &[bool], cand: &[bool], alive_opt: &[bool]) -> Vec<usize> {
     let mut out = Vec::new();
     let live = |i: usize, col: u8| pos.cells[i] == col && ch.of(i).is_some_and(|c| !dead[c]);
     for pla in [BLACK, WHITE] {
@@ -656,18 +631,9 @@ pub(crate) struct Seki {
 
 /// Rule 3 of the module docs. `cand`: chains that may be in seki; `ok_nb`: chains that
 /// may touch a seki from outside (living ones); `dead`: dead chains. Indexed by chain.
-pub(crate) fn detect_seki(
-    pos: &Pos,
-    ch: &Chains,
-    cand: &[bool],
-    ok_nb: &[bool],
-    dead: &[bool],
-) -> Seki {
+pub(crate) fn detect_seki(pos: &Pos, ch: &Chains, cand: &[bool], ok_nb: &[bool], dead: &[bool]) -> Seki {
     let nch = ch.len();
-    let mut seki = Seki {
-        chain: vec![false; nch],
-        point: [false; NN],
-    };
+    let mut seki = Seki { chain: vec![false; nch], point: [false; NN] };
     let comps = Regions::new(pos, |i| pos.cells[i] == EMPTY);
     let ncomp = comps.len();
     // Stones around each empty area, and their colours.
@@ -867,31 +833,19 @@ pub fn ownership_conservative(board: &Board) -> Ownership {
 
 /// Builds the [`Ownership`] from the status of every chain (see the module docs, last
 /// paragraph). Chains neither dead, alive nor in seki are unsettled.
-pub(crate) fn assemble(
-    pos: &Pos,
-    ch: &Chains,
-    dead: &[bool],
-    alive: &[bool],
-    seki: &Seki,
-) -> Ownership {
+pub(crate) fn assemble(pos: &Pos, ch: &Chains, dead: &[bool], alive: &[bool], seki: &Seki) -> Ownership {
     let mut own = Ownership::undecided();
     for i in 0..NN {
         if !pos.on[i] || seki.point[i] {
             own.point[i] = Owner::Neutral;
         } else if let Some(c) = ch.of(i) {
             if !dead[c] && alive[c] {
-                own.point[i] = if ch.color[c] == BLACK {
-                    Owner::Black
-                } else {
-                    Owner::White
-                };
+                own.point[i] = if ch.color[c] == BLACK { Owner::Black } else { Owner::White };
             }
         }
     }
     let is_dead = |i: usize| ch.of(i).is_some_and(|c| dead[c]);
-    let areas = Regions::new(pos, |i| {
-        !seki.point[i] && (pos.cells[i] == EMPTY || is_dead(i))
-    });
+    let areas = Regions::new(pos, |i| !seki.point[i] && (pos.cells[i] == EMPTY || is_dead(i)));
     for pts in &areas.pts {
         // Bits: 1 black alive, 2 white alive, 4 seki, 8 unsettled.
         let mut border = 0u8;

@@ -216,12 +216,7 @@ pub fn count(
         w += (prisoners_white + dead_black) as f32;
     }
     w += if komi.is_finite() { komi } else { 0.0 };
-    Score {
-        black: b,
-        white: w,
-        margin: b - w,
-        undecided_points: undecided,
-    }
+    Score { black: b, white: w, margin: b - w, undecided_points: undecided }
 }
 
 /// The colour of every stone around the empty point `i`, if they are all one colour.
@@ -254,11 +249,7 @@ fn seki_eye_colour(pos: &Pos, i: usize) -> Option<u8> {
 ///   [`ScoreCheck::Disagrees`].
 ///
 /// A non-finite margin in either argument gives [`ScoreCheck::Undecided`].
-pub fn check_result(
-    score: &Score,
-    winner_black: Option<bool>,
-    recorded_margin: Option<f32>,
-) -> ScoreCheck {
+pub fn check_result(score: &Score, winner_black: Option<bool>, recorded_margin: Option<f32>) -> ScoreCheck {
     let Some(black_won) = winner_black else {
         return ScoreCheck::Undecided;
     };
@@ -268,11 +259,7 @@ pub fn check_result(
     }
     let slack = SWING_PER_UNDECIDED * score.undecided_points as f32;
     if m - slack <= 0.0 && m + slack >= 0.0 {
-        return if score.undecided_points > 0 {
-            ScoreCheck::Undecided
-        } else {
-            ScoreCheck::Disagrees
-        };
+        return if score.undecided_points > 0 { ScoreCheck::Undecided } else { ScoreCheck::Disagrees };
     }
     if (m > 0.0) != black_won {
         return ScoreCheck::Disagrees;

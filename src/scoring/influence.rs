@@ -74,11 +74,7 @@ pub fn influence(board: &Board) -> [f32; NN] {
 /// `infl < −threshold` (white's area), `0` elsewhere. The sign of `threshold` is
 /// ignored; a NaN threshold counts as `0` and a NaN influence gives `0`.
 pub fn influence_areas(infl: &[f32; NN], threshold: f32) -> [i8; NN] {
-    let t = if threshold.is_nan() {
-        0.0
-    } else {
-        threshold.abs()
-    };
+    let t = if threshold.is_nan() { 0.0 } else { threshold.abs() };
     let mut out = [0i8; NN];
     for (o, &v) in out.iter_mut().zip(infl.iter()) {
         *o = if v > t {

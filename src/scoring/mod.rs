@@ -144,18 +144,11 @@ pub struct Ownership {
 impl Ownership {
     /// Every point [`Owner::Undecided`], nothing dead, no seki.
     pub fn undecided() -> Ownership {
-        Ownership {
-            point: [Owner::Undecided; NN],
-            dead: Vec::new(),
-            seki: Vec::new(),
-        }
+        Ownership { point: [Owner::Undecided; NN], dead: Vec::new(), seki: Vec::new() }
     }
     /// Owner of `p`.
     pub fn owner(&self, p: Point) -> Owner {
-        self.point
-            .get(p.index() as usize)
-            .copied()
-            .unwrap_or(Owner::Neutral)
+        self.point.get(p.index() as usize).copied().unwrap_or(Owner::Neutral)
     }
     /// Number of points owned by `o`.
     pub fn count_of(&self, o: Owner) -> u32 {

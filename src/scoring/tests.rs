@@ -25,11 +25,7 @@ fn board(rows: &[&str]) -> Board {
 /// A board in KataGo's test notation (`x` black, `o` white, `.` and `` ` `` empty),
 /// sized to the diagram.
 fn katago_board(text: &str) -> Board {
-    let rows: Vec<&str> = text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect();
+    let rows: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
     let mut b = Board::new_sized(rows[0].len(), rows.len());
     for (r, line) in rows.iter().enumerate() {
         for (c, ch) in line.chars().enumerate() {
@@ -69,11 +65,7 @@ fn katago_area(b: &Board) -> String {
 }
 
 fn trim_diagram(text: &str) -> String {
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .map(|l| format!("{l}\n"))
-        .collect()
+    text.lines().map(str::trim).filter(|l| !l.is_empty()).map(|l| format!("{l}\n")).collect()
 }
 
 /// `n_B − n_W` for a position built from a diagram (nothing captured) or replayed:
@@ -261,10 +253,7 @@ fn benson_two_eyes_alive_one_eye_not() {
     assert!(benson_pass_alive(&two, Color::White).iter().all(|&x| !x));
 
     let one = corner_group(".XXXO..............");
-    assert!(
-        benson_pass_alive(&one, Color::Black).iter().all(|&x| !x),
-        "one eye is not pass-alive"
-    );
+    assert!(benson_pass_alive(&one, Color::Black).iter().all(|&x| !x), "one eye is not pass-alive");
 
     // The conservative analysis agrees: the two-eyed group and its eyes are Black's.
     let own = ownership_conservative(&two);
@@ -309,21 +298,14 @@ fn territory_and_area_count_of_a_finished_position() {
     assert_eq!(own.dead, vec![pt(3, 3), pt(15, 14), pt(15, 15)]);
     assert!(own.seki.is_empty());
     assert_eq!(own.count_of(Owner::Undecided), 0);
-    assert_eq!(
-        own.owner(pt(3, 3)),
-        Owner::Black,
-        "dead white stone lies in Black's territory"
-    );
+    assert_eq!(own.owner(pt(3, 3)), Owner::Black, "dead white stone lies in Black's territory");
     assert_eq!(own.owner(pt(15, 14)), Owner::White);
     assert_eq!(own.owner(pt(10, 3)), Owner::Black);
 
     // Korean: Black 151 territory (152 minus its own stone) + 1 dead white stone;
     // White 152 territory + 2 dead black stones + komi 6.5.
     let k = count(&b, &own, RuleSet::Korean, 6.5, 0, 0, 0);
-    assert_eq!(
-        (k.black, k.white, k.margin, k.undecided_points),
-        (152.0, 160.5, -8.5, 0)
-    );
+    assert_eq!((k.black, k.white, k.margin, k.undecided_points), (152.0, 160.5, -8.5, 0));
     let j = count(&b, &own, RuleSet::Japanese, 6.5, 0, 0, 0);
     assert_eq!(j, k);
     // Prisoners taken during the game are added under territory rules only.
@@ -333,11 +315,7 @@ fn territory_and_area_count_of_a_finished_position() {
     // Chinese: Black 20 stones + 151; White 19 stones + 152 + komi 7.5.
     let c = count(&b, &own, RuleSet::Chinese, 7.5, 0, 0, 0);
     assert_eq!((c.black, c.white, c.margin), (171.0, 178.5, -7.5));
-    assert_eq!(
-        count(&b, &own, RuleSet::Chinese, 7.5, 3, 1, 0),
-        c,
-        "area ignores prisoners"
-    );
+    assert_eq!(count(&b, &own, RuleSet::Chinese, 7.5, 3, 1, 0), c, "area ignores prisoners");
 
     // RULES §4: area_diff = territory_diff + (n_B − n_W), komi left out.
     let t0 = count(&b, &own, RuleSet::Korean, 0.0, 0, 0, 0);
@@ -356,22 +334,10 @@ fn handicap_bonus_and_default_komi() {
     let own = ownership_conservative(&b);
     let even = count(&b, &own, RuleSet::Chinese, 0.5, 0, 0, 0);
     let ha4 = count(&b, &own, RuleSet::Chinese, 0.5, 0, 0, 4);
-    assert_eq!(
-        ha4.white,
-        even.white + 4.0,
-        "area rules: White gets one point per handicap stone"
-    );
-    assert_eq!(
-        count(&b, &own, RuleSet::Chinese, 0.5, 0, 0, 1),
-        even,
-        "HA[1] is no handicap"
-    );
+    assert_eq!(ha4.white, even.white + 4.0, "area rules: White gets one point per handicap stone");
+    assert_eq!(count(&b, &own, RuleSet::Chinese, 0.5, 0, 0, 1), even, "HA[1] is no handicap");
     let k = count(&b, &own, RuleSet::Korean, 0.5, 0, 0, 0);
-    assert_eq!(
-        count(&b, &own, RuleSet::Korean, 0.5, 0, 0, 4),
-        k,
-        "territory rules: no bonus"
-    );
+    assert_eq!(count(&b, &own, RuleSet::Korean, 0.5, 0, 0, 4), k, "territory rules: no bonus");
 }
 
 #[test]
@@ -397,11 +363,7 @@ fn open_boundary_is_not_territory() {
     let own = ownership_conservative(&b);
     for r in 0..N {
         for c in 0..8 {
-            assert_ne!(
-                own.owner(pt(r, c)),
-                Owner::Black,
-                "({r},{c}) is not Black's"
-            );
+            assert_ne!(own.owner(pt(r, c)), Owner::Black, "({r},{c}) is not Black's");
         }
     }
     assert_eq!(own.owner(pt(5, 5)), Owner::Undecided);
@@ -409,10 +371,7 @@ fn open_boundary_is_not_territory() {
     let k = count(&b, &own, RuleSet::Korean, 6.5, 0, 0, 0);
     assert_eq!(k.black, 0.0);
     assert!(k.undecided_points >= 152);
-    assert_eq!(
-        check_result(&k, Some(true), Some(10.5)),
-        ScoreCheck::Undecided
-    );
+    assert_eq!(check_result(&k, Some(true), Some(10.5)), ScoreCheck::Undecided);
     // The same under area counting. The identity of RULES §4 does not apply: it needs
     // both counts to see the same settled points, and area counting also leaves Black's
     // unsettled wall stones out (they count for nobody), so the gap is visible there.
@@ -428,11 +387,7 @@ fn open_boundary_is_not_territory() {
     let b = board(&rows);
     let own = ownership_conservative(&b);
     assert_eq!(own.owner(pt(5, 5)), Owner::Black);
-    assert_eq!(
-        own.owner(pt(9, 8)),
-        Owner::Neutral,
-        "the hole touches both colours: dame"
-    );
+    assert_eq!(own.owner(pt(9, 8)), Owner::Neutral, "the hole touches both colours: dame");
 }
 
 #[test]
@@ -440,11 +395,7 @@ fn false_eyes_are_not_life() {
     // A black string along the edge with two false eyes at (0,1) and (0,3), inside a
     // living white wall: every black chain has one liberty or shares a false eye, so
     // none lives; it has two potential eyes, so it is not called dead either.
-    let mut rows = vec![
-        "X.X.XO.............",
-        "OXOXOO.............",
-        "OOOOOO.............",
-    ];
+    let mut rows = vec!["X.X.XO.............", "OXOXOO.............", "OOOOOO............."];
     rows.extend(std::iter::repeat_n("...................", 16));
     let b = board(&rows);
     assert!(benson_pass_alive(&b, Color::Black).iter().all(|&x| !x));
@@ -502,25 +453,9 @@ fn seki_counts_for_nobody_under_territory_rules() {
     // colour's living wall. White owns 30 points on the left, Black 275 on the right.
     let b = board(&SEKI);
     let own = ownership_conservative(&b);
-    let seki_stones = [
-        (0, 1),
-        (1, 0),
-        (1, 1),
-        (2, 1),
-        (2, 2),
-        (0, 3),
-        (0, 5),
-        (1, 3),
-        (1, 4),
-        (1, 5),
-        (2, 3),
-    ];
+    let seki_stones = [(0, 1), (1, 0), (1, 1), (2, 1), (2, 2), (0, 3), (0, 5), (1, 3), (1, 4), (1, 5), (2, 3)];
     let seki_empty = [(0, 0), (0, 2), (1, 2), (0, 4)];
-    let mut expected: Vec<Point> = seki_stones
-        .iter()
-        .chain(&seki_empty)
-        .map(|&(r, c)| pt(r, c))
-        .collect();
+    let mut expected: Vec<Point> = seki_stones.iter().chain(&seki_empty).map(|&(r, c)| pt(r, c)).collect();
     expected.sort();
     assert_eq!(own.seki, expected);
     assert!(own.dead.is_empty(), "the stones in seki are alive");
@@ -534,17 +469,10 @@ fn seki_counts_for_nobody_under_territory_rules() {
     assert!(!benson_pass_alive(&b, Color::Black)[pt(0, 1).index() as usize]);
 
     let k = count(&b, &own, RuleSet::Korean, 0.0, 0, 0, 0);
-    assert_eq!(
-        (k.black, k.white),
-        (275.0, 30.0),
-        "seki eyes and shared liberties count for nobody"
-    );
+    assert_eq!((k.black, k.white), (275.0, 30.0), "seki eyes and shared liberties count for nobody");
     // Area: stones (seki ones too) and the seki eyes count, the shared liberties do not.
     let c = count(&b, &own, RuleSet::Chinese, 0.0, 0, 0, 0);
-    assert_eq!(
-        (c.black, c.white),
-        (275.0 + 22.0 + 5.0 + 1.0, 30.0 + 19.0 + 6.0 + 1.0)
-    );
+    assert_eq!((c.black, c.white), (275.0 + 22.0 + 5.0 + 1.0, 30.0 + 19.0 + 6.0 + 1.0));
     // With seki the identity breaks by exactly the seki eyes (one each here: no change).
     assert_eq!(c.margin, k.margin + placed_diff(&b));
 
@@ -588,10 +516,7 @@ fn markup_gives_dead_stones() {
     assert_eq!(own.owner(pt(10, 3)), Owner::Black);
     let cons = ownership_conservative(&b);
     for rules in [RuleSet::Korean, RuleSet::Chinese] {
-        assert_eq!(
-            count(&b, &own, rules, 6.5, 2, 5, 0),
-            count(&b, &cons, rules, 6.5, 2, 5, 0)
-        );
+        assert_eq!(count(&b, &own, rules, 6.5, 2, 5, 0), count(&b, &cons, rules, 6.5, 2, 5, 0));
     }
 
     // The markup wins over the analysis: it may call a two-eyed white group dead.
@@ -603,10 +528,7 @@ fn markup_gives_dead_stones() {
     rows[8] = ".OOO....X.O........";
     let b = board(&rows);
     let cons = ownership_conservative(&b);
-    assert!(
-        !cons.dead.contains(&pt(4, 1)),
-        "two eyes: the analysis keeps it alive"
-    );
+    assert!(!cons.dead.contains(&pt(4, 1)), "two eyes: the analysis keeps it alive");
     let tb: Vec<Point> = all().filter(|p| p.col < 8 && b.get(*p) != 1).collect();
     let own = ownership_from_markup(&b, &tb, &[]);
     assert!(own.dead.contains(&pt(4, 1)) && own.dead.contains(&pt(3, 3)));
@@ -623,30 +545,18 @@ fn markup_edge_cases() {
     let own = ownership_from_markup(&b, &[pt(0, 0), pt(3, 3)], &[pt(0, 0)]);
     assert_eq!(own.owner(pt(0, 0)), Owner::Undecided);
     assert_eq!(own.dead, vec![pt(3, 3)]);
-    assert_eq!(
-        own.owner(pt(1, 1)),
-        Owner::Neutral,
-        "unlisted empty point: dame"
-    );
+    assert_eq!(own.owner(pt(1, 1)), Owner::Neutral, "unlisted empty point: dame");
     let small = Board::new_sized(9, 9);
     let own = ownership_from_markup(&small, &[pt(12, 12), pt(0, 0)], &[]);
     assert_eq!(own.owner(pt(12, 12)), Owner::Neutral);
     assert_eq!(own.owner(pt(0, 0)), Owner::Black);
-    assert_eq!(
-        count(&small, &own, RuleSet::Korean, 0.0, 0, 0, 0).black,
-        1.0
-    );
+    assert_eq!(count(&small, &own, RuleSet::Korean, 0.0, 0, 0, 0).black, 1.0);
 }
 
 // ---------------------------------------------------------------- check_result
 
 fn score(margin: f32, undecided: u32) -> Score {
-    Score {
-        black: margin.max(0.0),
-        white: (-margin).max(0.0),
-        margin,
-        undecided_points: undecided,
-    }
+    Score { black: margin.max(0.0), white: (-margin).max(0.0), margin, undecided_points: undecided }
 }
 
 #[test]
@@ -654,80 +564,27 @@ fn check_result_cases() {
     use ScoreCheck::*;
     // Settled count.
     assert_eq!(check_result(&score(3.5, 0), Some(true), Some(3.5)), Agrees);
-    assert_eq!(
-        check_result(&score(3.5, 0), Some(true), Some(4.5)),
-        Agrees,
-        "within 1 point"
-    );
+    assert_eq!(check_result(&score(3.5, 0), Some(true), Some(4.5)), Agrees, "within 1 point");
     assert_eq!(check_result(&score(3.5, 0), Some(true), Some(2.5)), Agrees);
-    assert_eq!(
-        check_result(&score(3.5, 0), Some(true), Some(5.5)),
-        Disagrees
-    );
-    assert_eq!(
-        check_result(&score(3.5, 0), Some(true), None),
-        Agrees,
-        "winner only"
-    );
-    assert_eq!(
-        check_result(&score(3.5, 0), Some(false), Some(3.5)),
-        Disagrees,
-        "other winner"
-    );
-    assert_eq!(
-        check_result(&score(-0.5, 0), Some(false), Some(0.5)),
-        Agrees
-    );
-    assert_eq!(
-        check_result(&score(-0.5, 0), Some(true), Some(0.5)),
-        Disagrees
-    );
-    assert_eq!(
-        check_result(&score(0.0, 0), Some(true), Some(0.5)),
-        Disagrees,
-        "counted draw"
-    );
-    assert_eq!(
-        check_result(&score(3.5, 0), None, Some(3.5)),
-        Undecided,
-        "no recorded winner"
-    );
+    assert_eq!(check_result(&score(3.5, 0), Some(true), Some(5.5)), Disagrees);
+    assert_eq!(check_result(&score(3.5, 0), Some(true), None), Agrees, "winner only");
+    assert_eq!(check_result(&score(3.5, 0), Some(false), Some(3.5)), Disagrees, "other winner");
+    assert_eq!(check_result(&score(-0.5, 0), Some(false), Some(0.5)), Agrees);
+    assert_eq!(check_result(&score(-0.5, 0), Some(true), Some(0.5)), Disagrees);
+    assert_eq!(check_result(&score(0.0, 0), Some(true), Some(0.5)), Disagrees, "counted draw");
+    assert_eq!(check_result(&score(3.5, 0), None, Some(3.5)), Undecided, "no recorded winner");
     // Undecided points that could flip the winner.
-    assert_eq!(
-        check_result(&score(3.5, 2), Some(true), Some(3.5)),
-        Undecided
-    );
-    assert_eq!(
-        check_result(&score(3.5, 2), Some(false), Some(3.5)),
-        Undecided
-    );
+    assert_eq!(check_result(&score(3.5, 2), Some(true), Some(3.5)), Undecided);
+    assert_eq!(check_result(&score(3.5, 2), Some(false), Some(3.5)), Undecided);
     // Undecided points that cannot flip it.
     assert_eq!(check_result(&score(3.5, 1), Some(true), Some(3.5)), Agrees);
     assert_eq!(check_result(&score(3.5, 1), Some(false), None), Disagrees);
-    assert_eq!(
-        check_result(&score(3.5, 1), Some(true), Some(5.5)),
-        Undecided,
-        "explained by the swing"
-    );
-    assert_eq!(
-        check_result(&score(3.5, 1), Some(true), Some(10.5)),
-        Disagrees,
-        "beyond the swing"
-    );
+    assert_eq!(check_result(&score(3.5, 1), Some(true), Some(5.5)), Undecided, "explained by the swing");
+    assert_eq!(check_result(&score(3.5, 1), Some(true), Some(10.5)), Disagrees, "beyond the swing");
     // Odd inputs.
-    assert_eq!(
-        check_result(&score(f32::NAN, 0), Some(true), Some(1.0)),
-        Undecided
-    );
-    assert_eq!(
-        check_result(&score(2.0, 0), Some(true), Some(f32::INFINITY)),
-        Undecided
-    );
-    assert_eq!(
-        check_result(&score(2.0, 0), Some(true), Some(-2.0)),
-        Agrees,
-        "the sign is ignored"
-    );
+    assert_eq!(check_result(&score(f32::NAN, 0), Some(true), Some(1.0)), Undecided);
+    assert_eq!(check_result(&score(2.0, 0), Some(true), Some(f32::INFINITY)), Undecided);
+    assert_eq!(check_result(&score(2.0, 0), Some(true), Some(-2.0)), Agrees, "the sign is ignored");
     assert_eq!(Agrees.as_str(), "agrees");
     assert_eq!(Disagrees.as_str(), "disagrees");
     assert_eq!(Undecided.as_str(), "undecided");
@@ -738,13 +595,7 @@ fn check_result_cases() {
 #[test]
 fn influence_is_symmetric() {
     // Q16 and a few more stones; every board symmetry maps influence onto influence.
-    let stones = [
-        (pt(3, 15), 1u8),
-        (pt(15, 3), 2),
-        (pt(9, 9), 1),
-        (pt(4, 13), 2),
-        (pt(0, 0), 1),
-    ];
+    let stones = [(pt(3, 15), 1u8), (pt(15, 3), 2), (pt(9, 9), 1), (pt(4, 13), 2), (pt(0, 0), 1)];
     let mut b = Board::new();
     for (p, v) in stones {
         b.set_stone(p, v).unwrap();
@@ -843,10 +694,7 @@ fn influence_areas_around_walls() {
     let n = |a: &[i8; NN]| a.iter().filter(|&&x| x != 0).count();
     assert!(n(&loose) > n(&areas));
     assert_eq!(influence_areas(&inf, -0.5), areas);
-    assert!(influence_areas(&inf, f32::NAN)
-        .iter()
-        .zip(inf.iter())
-        .all(|(a, v)| (*a == 0) == (*v == 0.0)));
+    assert!(influence_areas(&inf, f32::NAN).iter().zip(inf.iter()).all(|(a, v)| (*a == 0) == (*v == 0.0)));
 }
 
 // ---------------------------------------------------------------- robustness
@@ -871,11 +719,8 @@ impl Rng {
 fn random_boards_never_panic_and_stay_consistent() {
     let mut rng = Rng(7);
     for round in 0..400 {
-        let (cols, rows) = if round % 5 == 0 {
-            (1 + rng.below(19) as usize, 1 + rng.below(19) as usize)
-        } else {
-            (19, 19)
-        };
+        let (cols, rows) =
+            if round % 5 == 0 { (1 + rng.below(19) as usize, 1 + rng.below(19) as usize) } else { (19, 19) };
         let mut b = Board::new_sized(cols, rows);
         let density = rng.below(100);
         let mut tb = Vec::new();
@@ -894,10 +739,7 @@ fn random_boards_never_panic_and_stay_consistent() {
             }
         }
         tb.push(pt(18, 18));
-        for own in [
-            ownership_conservative(&b),
-            ownership_from_markup(&b, &tb, &tw),
-        ] {
+        for own in [ownership_conservative(&b), ownership_from_markup(&b, &tb, &tw)] {
             for i in 0..NN {
                 let p = Point::from_index(i as u16).unwrap();
                 if !b.is_on_board(p) {
@@ -921,20 +763,10 @@ fn random_boards_never_panic_and_stay_consistent() {
         for i in 0..NN {
             assert!(!(pb[i] && pw[i]), "round {round}: both pass-alive at {i}");
             if pb[i] {
-                assert_eq!(
-                    own.point[i],
-                    Owner::Black,
-                    "round {round} at {i}\n{}",
-                    b.to_diagram()
-                );
+                assert_eq!(own.point[i], Owner::Black, "round {round} at {i}\n{}", b.to_diagram());
             }
             if pw[i] {
-                assert_eq!(
-                    own.point[i],
-                    Owner::White,
-                    "round {round} at {i}\n{}",
-                    b.to_diagram()
-                );
+                assert_eq!(own.point[i], Owner::White, "round {round} at {i}\n{}", b.to_diagram());
             }
         }
         let inf = influence(&b);
@@ -944,9 +776,7 @@ fn random_boards_never_panic_and_stay_consistent() {
     let full_black = Board::from_cells(&[1u8; NN]).unwrap();
     let own = ownership_conservative(&full_black);
     let _ = count(&full_black, &own, RuleSet::Chinese, 7.5, 0, 0, 0);
-    assert!(benson_pass_alive(&full_black, Color::Black)
-        .iter()
-        .all(|&x| !x));
+    assert!(benson_pass_alive(&full_black, Color::Black).iter().all(|&x| !x));
 }
 
 // ---------------------------------------------------------------- real games
@@ -1041,12 +871,7 @@ fn sgf_point(v: &str) -> Result<Option<Point>, ()> {
     if b.len() != 2 {
         return Err(());
     }
-    Point::new(
-        b[1].wrapping_sub(b'a') as usize,
-        b[0].wrapping_sub(b'a') as usize,
-    )
-    .map(Some)
-    .ok_or(())
+    Point::new(b[1].wrapping_sub(b'a') as usize, b[0].wrapping_sub(b'a') as usize).map(Some).ok_or(())
 }
 
 /// Points of a point list (`aa`, or a rectangle `aa:cc`).
@@ -1089,11 +914,7 @@ struct Final {
 fn replay(data: &[u8]) -> Option<Final> {
     let nodes = sgf_main_line(data);
     let root = nodes.first()?;
-    let prop = |n: &Node, k: &str| {
-        n.iter()
-            .find(|(id, _)| id == k)
-            .and_then(|(_, v)| v.first().cloned())
-    };
+    let prop = |n: &Node, k: &str| n.iter().find(|(id, _)| id == k).and_then(|(_, v)| v.first().cloned());
     if let Some(sz) = prop(root, "SZ") {
         if sz.trim() != "19" && sz.trim() != "19:19" {
             return None;
@@ -1101,9 +922,7 @@ fn replay(data: &[u8]) -> Option<Final> {
     }
     let mut f = Final {
         board: Board::new(),
-        handicap: prop(root, "HA")
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(0),
+        handicap: prop(root, "HA").and_then(|v| v.trim().parse().ok()).unwrap_or(0),
         komi: prop(root, "KM").and_then(|v| v.trim().parse().ok()),
         rules: prop(root, "RU").unwrap_or_default(),
         result: prop(root, "RE").unwrap_or_default(),
@@ -1125,11 +944,7 @@ fn replay(data: &[u8]) -> Option<Final> {
                     }
                 }
                 "B" | "W" => {
-                    let colour = if id == "B" {
-                        Color::Black
-                    } else {
-                        Color::White
-                    };
+                    let colour = if id == "B" { Color::Black } else { Color::White };
                     match sgf_point(vals.first().map(String::as_str).unwrap_or("")).ok()? {
                         None => {
                             f.board.play(colour, Move::Pass, &Rules::default()).ok()?;
@@ -1235,10 +1050,7 @@ fn tally(dir: &Path, name: &str) -> Tally {
         t.games += 1;
         let (rules, bonus_stones) = rules_of(&f);
         let komi = f.komi.unwrap_or_else(|| default_komi(f.handicap));
-        let (pb, pw) = (
-            f.board.prisoners(Color::Black),
-            f.board.prisoners(Color::White),
-        );
+        let (pb, pw) = (f.board.prisoners(Color::Black), f.board.prisoners(Color::White));
         let own = if !f.tb.is_empty() || !f.tw.is_empty() {
             t.markup += 1;
             ownership_from_markup(&f.board, &f.tb, &f.tw)
@@ -1269,24 +1081,14 @@ fn tally(dir: &Path, name: &str) -> Tally {
         for (colour, owner) in [(Color::Black, Owner::Black), (Color::White, Owner::White)] {
             let pa = benson_pass_alive(&f.board, colour);
             for (i, _) in pa.iter().enumerate().filter(|(_, x)| **x) {
-                assert_eq!(
-                    cons.point[i],
-                    owner,
-                    "{}: pass-alive point {i}",
-                    path.display()
-                );
+                assert_eq!(cons.point[i], owner, "{}: pass-alive point {i}", path.display());
             }
         }
         // RULES §4 identity, wherever both counts see the same settled points.
         if score.undecided_points == 0 && own.seki.is_empty() {
             let terr = count(&f.board, &own, RuleSet::Korean, 0.0, pb, pw, 0);
             let area = count(&f.board, &own, RuleSet::Chinese, 0.0, pb, pw, 0);
-            assert_eq!(
-                area.margin,
-                terr.margin + placed_diff(&f.board),
-                "{}",
-                path.display()
-            );
+            assert_eq!(area.margin, terr.margin + placed_diff(&f.board), "{}", path.display());
             t.identity_checked += 1;
         }
         if check == ScoreCheck::Disagrees {
@@ -1325,10 +1127,7 @@ fn data_dir() -> Option<PathBuf> {
     if let Some(d) = std::env::var_os("KIBO_DATA_DIR") {
         candidates.push(PathBuf::from(d));
     }
-    candidates.push(PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/data"
-    )));
+    candidates.push(PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data")));
     candidates.push(PathBuf::from("/work/shared/data"));
     let found = candidates.into_iter().find(|d| d.join("dev").is_dir());
     if found.is_none() {
@@ -1340,26 +1139,14 @@ fn data_dir() -> Option<PathBuf> {
 #[test]
 fn real_games_against_recorded_results() {
     let Some(data) = data_dir() else { return };
-    let gnugo = tally(
-        &data.join("dev/gnugo-regression-games/scoring"),
-        "gnugo scoring",
-    );
+    let gnugo = tally(&data.join("dev/gnugo-regression-games/scoring"), "gnugo scoring");
     let fuego = tally(&data.join("dev/fuego-regression-sgf"), "fuego 19x19");
     let total = gnugo.games + fuego.games;
-    assert!(
-        gnugo.games >= 10,
-        "expected the GNU Go scoring games: {gnugo:?}"
-    );
+    assert!(gnugo.games >= 10, "expected the GNU Go scoring games: {gnugo:?}");
     assert!(fuego.games >= 1, "expected Fuego 19x19 games: {fuego:?}");
     let disagrees = gnugo.disagrees + fuego.disagrees;
-    assert!(
-        disagrees * 2 < total,
-        "disagreements must be a minority: {gnugo:?} {fuego:?}"
-    );
-    assert!(
-        gnugo.agrees + fuego.agrees > disagrees,
-        "{gnugo:?} {fuego:?}"
-    );
+    assert!(disagrees * 2 < total, "disagreements must be a minority: {gnugo:?} {fuego:?}");
+    assert!(gnugo.agrees + fuego.agrees > disagrees, "{gnugo:?} {fuego:?}");
     // More games (e.g. the KGS 2001 archive, unpacked): figures only.
     if let Some(extra) = std::env::var_os("KIBO_SCORING_EXTRA_DIR") {
         let t = tally(Path::new(&extra), "extra");

@@ -123,9 +123,19 @@ struct Work {
 }
 
 /// Runs the filter stage over `sources`, writing into `out`.
-pub fn run(cfg: &Config, sources: &[Source], out: &Path, progress: &crate::progress::Progress) -> anyhow::Result<FilterReport> {
+pub fn run(
+    cfg: &Config,
+    sources: &[Source],
+    out: &Path,
+    progress: &crate::progress::Progress,
+) -> anyhow::Result<FilterReport> {
     crate::storage::clean_stale(out)?;
-    let opts = TableOptions { row_group_rows: 16384, shard_rows: 250_000, zstd_level: cfg.split.zstd_level, plain_columns: Vec::new() };
+    let opts = TableOptions {
+        row_group_rows: 16384,
+        shard_rows: 250_000,
+        zstd_level: cfg.split.zstd_level,
+        plain_columns: Vec::new(),
+    };
     let mut games = TableWriter::new(out, "games", games_schema(), opts.clone())?;
     let mut rejects = TableWriter::new(out, "rejects", rejects_schema(), opts)?;
     let mut report = FilterReport::default();
@@ -137,12 +147,14 @@ pub fn run(cfg: &Config, sources: &[Source], out: &Path, progress: &crate::progr
     let mut batch: Vec<Work> = Vec::new();
     let mut batch_bytes = 0usize;
 
-    let flush = |batch: &mut Vec<Work>, report: &mut FilterReport, games: &mut TableWriter, rejects: &mut TableWriter| -> anyhow::Result<()> {
+    let flush = |batch: &mut Vec<Work>,
+                 report: &mut FilterReport,
+                 games: &mut TableWriter,
+                 rejects: &mut TableWriter|
+     -> anyhow::Result<()> {
         let work = std::mem::take(batch);
-        let outcomes: Vec<(usize, Vec<Outcome>)> = work
-            .into_par_iter()
-            .map(|w| (w.source, process(&w.item, &sources[w.source], &filter)))
-            .collect();
+        let outcomes: Vec<(usize, Vec<Outcome>)> =
+            work.into_par_iter().map(|w| (w.source, process(&w.item, &sources[w.source], &filter))).collect();
         let mut kept = Vec::new();
         let mut rej = Vec::new();
         for (si, outs) in outcomes {
@@ -255,7 +267,9 @@ impl Filter {
         let rank = |r: &Option<String>| -> anyhow::Result<Option<i16>> {
             match r {
                 None => Ok(None),
-                Some(s) => sgf::parse_rank(s).map(|r| Some(r.numeric)).ok_or_else(|| anyhow::anyhow!("cannot read rank {s:?}")),
+                Some(s) => {
+                    sgf::parse_rank(s).map(|r| Some(r.numeric)).ok_or_else(|| anyhow::anyhow!("cannot read rank {s:?}"))
+                }
             }
         };
         Ok(Filter { cfg: cfg.clone(), min_rank: rank(&cfg.min_rank)?, max_rank: rank(&cfg.max_rank)? })
@@ -278,7 +292,11 @@ impl Filter {
         if n > c.max_moves {
             return Some(("too_long", format!("{n} moves, more than max_moves = {}", c.max_moves), None));
         }
-        let handicap = g.handicap.max(if g.setup_white.is_empty() && g.setup_black.len() >= 2 { g.setup_black.len() as u32 } else { 0 });
+        let handicap = g.handicap.max(if g.setup_white.is_empty() && g.setup_black.len() >= 2 {
+            g.setup_black.len() as u32
+        } else {
+            0
+        });
         if handicap >= 2 && !c.allow_handicap {
             return Some(("filtered_out", format!("handicap {handicap} (allow_handicap = false)"), None));
         }
@@ -288,11 +306,18 @@ impl Filter {
         if self.min_rank.is_some() || self.max_rank.is_some() {
             for (who, r) in [("black", &g.black_rank), ("white", &g.white_rank)] {
                 match r {
-                    None if !c.allow_unknown_rank => return Some(("filtered_out", format!("{who} rank unknown"), None)),
+                    None if !c.allow_unknown_rank => {
+                        return Some(("filtered_out", format!("{who} rank unknown"), None))
+                    }
                     None => {}
                     Some(r) => {
-                        if self.min_rank.is_some_and(|m| r.numeric < m) || self.max_rank.is_some_and(|m| r.numeric > m) {
-                            return Some(("filtered_out", format!("{who} rank {} outside the rank range", r.raw), None));
+                        if self.min_rank.is_some_and(|m| r.numeric < m) || self.max_rank.is_some_and(|m| r.numeric > m)
+                        {
+                            return Some((
+                                "filtered_out",
+                                format!("{who} rank {} outside the rank range", r.raw),
+                                None,
+                            ));
                         }
                     }
                 }
@@ -311,7 +336,9 @@ impl Filter {
                         let n = a.len().min(b.len());
                         a[..n] < b[..n]
                     };
-                    if c.date_from.as_deref().is_some_and(|f| before(d, f)) || c.date_to.as_deref().is_some_and(|t| before(t, d)) {
+                    if c.date_from.as_deref().is_some_and(|f| before(d, f))
+                        || c.date_to.as_deref().is_some_and(|t| before(t, d))
+                    {
                         return Some(("filtered_out", format!("date {d} outside the date range"), None));
                     }
                 }
@@ -344,10 +371,13 @@ fn process(item: &Item, source: &Source, filter: &Filter) -> Vec<Outcome> {
         Item::Unreadable { loc, error } => vec![reject(loc, None, None, "unreadable_file", error.clone(), None)],
         Item::Sgf { loc, bytes } | Item::SgfLine { loc, bytes, .. } => {
             let loc = match item {
-                Item::SgfLine { line, .. } => Location { file: loc.file.clone(), member: Some(match &loc.member {
-                    Some(m) => format!("{m}#L{line}"),
-                    None => format!("#L{line}"),
-                }) },
+                Item::SgfLine { line, .. } => Location {
+                    file: loc.file.clone(),
+                    member: Some(match &loc.member {
+                        Some(m) => format!("{m}#L{line}"),
+                        None => format!("#L{line}"),
+                    }),
+                },
                 _ => loc.clone(),
             };
             let file = sgf::read_games(bytes);
@@ -360,7 +390,9 @@ fn process(item: &Item, source: &Source, filter: &Filter) -> Vec<Outcome> {
                         reject(&loc, Some(i as u32), offset.map(|o| o as u64), reason.as_str(), detail, move_number)
                     }
                     Ok(g) => match filter.check(&g) {
-                        Some((reason, detail, mv)) => reject(&loc, Some(g.index as u32), Some(g.offset as u64), reason, detail, mv),
+                        Some((reason, detail, mv)) => {
+                            reject(&loc, Some(g.index as u32), Some(g.offset as u64), reason, detail, mv)
+                        }
                         None => {
                             let quirks = g.quirks.names();
                             let mut row = game_row(&g, source, &loc, &quirks);
@@ -371,7 +403,10 @@ fn process(item: &Item, source: &Source, filter: &Filter) -> Vec<Outcome> {
                                         Some(g.index as u32),
                                         Some(g.offset as u64),
                                         "score_disagrees",
-                                        format!("counted B{margin:+.1} against RE[{}]", g.result.raw.as_deref().unwrap_or("")),
+                                        format!(
+                                            "counted B{margin:+.1} against RE[{}]",
+                                            g.result.raw.as_deref().unwrap_or("")
+                                        ),
                                         None,
                                     );
                                 }
@@ -409,12 +444,17 @@ pub fn rule_set(ru: Option<&str>) -> crate::scoring::RuleSet {
 pub fn score_game(g: &GameRecord, komi_override: Option<f32>) -> Option<(crate::scoring::ScoreCheck, f32)> {
     use crate::coord::Move;
     use crate::engine::{Board, Color, Rules};
-    use crate::scoring::{check_result, count, default_komi, ownership_conservative, ownership_from_markup, ScoreCheck};
+    use crate::scoring::{
+        check_result, count, default_komi, ownership_conservative, ownership_from_markup, ScoreCheck,
+    };
     let n = g.moves.len();
     let two_passes = n >= 2 && g.moves[n - 1].mv == Move::Pass && g.moves[n - 2].mv == Move::Pass;
     let scored = g.result.kind == sgf::ResultKind::Score;
     // A resignation, time loss or forfeit after two passes did not end by counting.
-    let not_counted = matches!(g.result.kind, sgf::ResultKind::Resign | sgf::ResultKind::Time | sgf::ResultKind::Forfeit | sgf::ResultKind::Void);
+    let not_counted = matches!(
+        g.result.kind,
+        sgf::ResultKind::Resign | sgf::ResultKind::Time | sgf::ResultKind::Forfeit | sgf::ResultKind::Void
+    );
     if !(scored || (two_passes && !not_counted)) {
         return None;
     }
@@ -437,16 +477,34 @@ pub fn score_game(g: &GameRecord, komi_override: Option<f32>) -> Option<(crate::
     } else {
         ownership_conservative(&b)
     };
-    let handicap = g.handicap.max(if g.setup_white.is_empty() && g.setup_black.len() >= 2 { g.setup_black.len() as u32 } else { 0 });
+    let handicap = g.handicap.max(if g.setup_white.is_empty() && g.setup_black.len() >= 2 {
+        g.setup_black.len() as u32
+    } else {
+        0
+    });
     let komi = komi_override.or(g.komi).unwrap_or_else(|| default_komi(handicap));
-    let score = count(&b, &own, rule_set(g.rules.as_deref()), komi, b.prisoners(Color::Black), b.prisoners(Color::White), handicap);
+    let score = count(
+        &b,
+        &own,
+        rule_set(g.rules.as_deref()),
+        komi,
+        b.prisoners(Color::Black),
+        b.prisoners(Color::White),
+        handicap,
+    );
     let winner = g.result.winner.map(|w| w == sgf::Color::Black);
     let recorded = if scored { g.result.margin } else { None };
     Some((check_result(&score, winner, recorded), score.margin))
 }
 
 /// Stable content hash of a game: setup, first player and moves, not metadata.
-pub fn game_id(setup_black: &[u16], setup_white: &[u16], first_player: Option<&str>, moves: &[u16], colors: &str) -> String {
+pub fn game_id(
+    setup_black: &[u16],
+    setup_white: &[u16],
+    first_player: Option<&str>,
+    moves: &[u16],
+    colors: &str,
+) -> String {
     let mut h = blake3::Hasher::new();
     h.update(b"kibo.game.v1\0");
     let mut sb = setup_black.to_vec();

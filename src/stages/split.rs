@@ -22,7 +22,16 @@ use crate::storage::{read_table, ShardInfo, TableOptions, TableWriter};
 use crate::tables::{games_from_batch, rejects_batch, rejects_schema, GameRow, RejectRow};
 
 /// Reject reasons the split stage can give.
-pub const REASONS: &[&str] = &["duplicate_game", "illegal_setup", "occupied_point", "suicide", "ko_violation", "superko_violation", "consecutive_moves", "bad_game_row"];
+pub const REASONS: &[&str] = &[
+    "duplicate_game",
+    "illegal_setup",
+    "occupied_point",
+    "suicide",
+    "ko_violation",
+    "superko_violation",
+    "consecutive_moves",
+    "bad_game_row",
+];
 
 /// The split stage's report (`report.json` → `"split"`).
 #[derive(Clone, Debug, Default, Serialize)]
@@ -81,7 +90,8 @@ pub fn assign_split(game_id: &str, seed: u64, ratios: [f64; 3]) -> &'static str 
     h.update(&seed.to_le_bytes());
     h.update(game_id.as_bytes());
     let b = h.finalize();
-    let x = u64::from_le_bytes(b.as_bytes()[..8].try_into().expect("invariant: 8 bytes")) as f64 / (u64::MAX as f64 + 1.0);
+    let x =
+        u64::from_le_bytes(b.as_bytes()[..8].try_into().expect("invariant: 8 bytes")) as f64 / (u64::MAX as f64 + 1.0);
     if x < ratios[0] {
         "train"
     } else if x < ratios[0] + ratios[1] {
@@ -145,7 +155,8 @@ pub fn spread(n: usize, k: usize) -> Vec<usize> {
 
 /// Replays one game row into samples (pure function; no I/O).
 pub fn replay_game(g: &GameRow, cfg: &SplitConfig, seed: u64) -> Replayed {
-    let rej = |reason: &'static str, detail: String, mv: Option<u32>| Replayed::Rejected { reason, detail, move_number: mv };
+    let rej =
+        |reason: &'static str, detail: String, mv: Option<u32>| Replayed::Rejected { reason, detail, move_number: mv };
     let rules = Rules { multi_stone_suicide: cfg.allow_multi_stone_suicide };
     let mode = match cfg.superko.as_str() {
         "positional" => SuperkoMode::Positional,
@@ -244,7 +255,11 @@ pub fn replay_game(g: &GameRow, cfg: &SplitConfig, seed: u64) -> Replayed {
                 }
             }
             if board.has_dead_chains() {
-                return rej("illegal_setup", format!("setup before move {number} leaves a chain without liberties"), Some(number));
+                return rej(
+                    "illegal_setup",
+                    format!("setup before move {number} leaves a chain without liberties"),
+                    Some(number),
+                );
             }
             mid_iter.next();
         }
@@ -257,7 +272,11 @@ pub fn replay_game(g: &GameRow, cfg: &SplitConfig, seed: u64) -> Replayed {
         if prev == Some(color) {
             consecutive = true;
             if !cfg.allow_consecutive_moves {
-                return rej("consecutive_moves", format!("{} moves twice in a row", if color == Color::Black { "black" } else { "white" }), Some(number));
+                return rej(
+                    "consecutive_moves",
+                    format!("{} moves twice in a row", if color == Color::Black { "black" } else { "white" }),
+                    Some(number),
+                );
             }
         }
         // The simple-ko ban binds one colour only (the opponent of the capturer).
@@ -297,7 +316,11 @@ pub fn replay_game(g: &GameRow, cfg: &SplitConfig, seed: u64) -> Replayed {
             }
         }
         if let Err(e) = board.play(color, mv, &rules) {
-            return rej(e.as_str(), format!("{} at {}", if color == Color::Black { "black" } else { "white" }, describe(mv)), Some(number));
+            return rej(
+                e.as_str(),
+                format!("{} at {}", if color == Color::Black { "black" } else { "white" }, describe(mv)),
+                Some(number),
+            );
         }
         if mode != SuperkoMode::Off && mv != Move::Pass && !history.push(&board, color.opponent()) {
             return rej("superko_violation", format!("{} repeats an earlier position", describe(mv)), Some(number));
@@ -317,7 +340,8 @@ pub fn replay_game(g: &GameRow, cfg: &SplitConfig, seed: u64) -> Replayed {
     let quota = cfg.max_samples_per_game as usize;
     if quota > 0 && idx.len() > quota {
         let chosen = if cfg.tactical_bias && cfg.tags {
-            let (tac, other): (Vec<usize>, Vec<usize>) = idx.iter().partition(|&&i| buf.tag_mask(i) & crate::tactics::Tags::TACTICAL != 0);
+            let (tac, other): (Vec<usize>, Vec<usize>) =
+                idx.iter().partition(|&&i| buf.tag_mask(i) & crate::tactics::Tags::TACTICAL != 0);
             let want_tac = quota.div_ceil(2).min(tac.len());
             let want_other = (quota - want_tac).min(other.len());
             // If the other moves run short, take more tactical ones.
@@ -336,7 +360,14 @@ pub fn replay_game(g: &GameRow, cfg: &SplitConfig, seed: u64) -> Replayed {
         buf = buf.select(&idx);
     }
     let samples_written = buf.len() as u64;
-    Replayed::Ok { samples: buf, samples_written, moves: n as u64, dropped: dropped.into_iter().collect(), consecutive, tag_counts }
+    Replayed::Ok {
+        samples: buf,
+        samples_written,
+        moves: n as u64,
+        dropped: dropped.into_iter().collect(),
+        consecutive,
+        tag_counts,
+    }
 }
 
 /// Streams the games table in chunks of 256 games (bounded memory); `f` gets each
@@ -363,7 +394,14 @@ fn for_each_chunk(out: &Path, mut f: impl FnMut(&[GameRow], u64) -> anyhow::Resu
 }
 
 /// Replays a chunk in parallel (sub-chunks of 32 games), keeping order.
-fn replay_chunk(games: &[GameRow], skip: &std::collections::HashSet<u64>, first: u64, sc: &SplitConfig, seed: u64, symmetry: bool) -> Vec<Option<Replayed>> {
+fn replay_chunk(
+    games: &[GameRow],
+    skip: &std::collections::HashSet<u64>,
+    first: u64,
+    sc: &SplitConfig,
+    seed: u64,
+    symmetry: bool,
+) -> Vec<Option<Replayed>> {
     games
         .par_iter()
         .with_min_len(8)
@@ -448,7 +486,11 @@ pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport>
                 let Some(r) = r else { continue };
                 if let Replayed::Ok { samples, .. } = &r {
                     for i in 0..samples.len() {
-                        let mv = if symmetry { crate::coord::symmetry_index(samples.move_index(i), samples.symmetry(i)) } else { samples.move_index(i) };
+                        let mv = if symmetry {
+                            crate::coord::symmetry_index(samples.move_index(i), samples.symmetry(i))
+                        } else {
+                            samples.move_index(i)
+                        };
                         index.push(crate::dedup::Obs { key: samples.key(i), row, mv })?;
                         row += 1;
                     }
@@ -528,7 +570,8 @@ pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport>
             kept[SPLITS.iter().position(|s| *s == split).expect("invariant: known split")].append(filtered);
         }
         progress.add(games.len() as u64);
-        let batches: Vec<Option<arrow_array::RecordBatch>> = kept.par_iter().map(|k| (!k.is_empty()).then(|| k.to_batch())).collect();
+        let batches: Vec<Option<arrow_array::RecordBatch>> =
+            kept.par_iter().map(|k| (!k.is_empty()).then(|| k.to_batch())).collect();
         for (split, b) in SPLITS.iter().zip(batches) {
             if let Some(b) = b {
                 writer.write_part(split, &b)?;
@@ -544,7 +587,12 @@ pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport>
         out,
         "rejects",
         rejects_schema(),
-        TableOptions { row_group_rows: 16384, shard_rows: 250_000, zstd_level: sc.zstd_level, plain_columns: Vec::new() },
+        TableOptions {
+            row_group_rows: 16384,
+            shard_rows: 250_000,
+            zstd_level: sc.zstd_level,
+            plain_columns: Vec::new(),
+        },
     )?;
     if !rejects.is_empty() {
         rw.write(&rejects_batch(&rejects))?;
@@ -554,7 +602,14 @@ pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport>
 }
 
 /// Counts a split-stage reject and adds its row.
-fn reject_game(report: &mut SplitReport, rejects: &mut Vec<RejectRow>, g: &GameRow, reason: &str, detail: String, move_number: Option<u32>) {
+fn reject_game(
+    report: &mut SplitReport,
+    rejects: &mut Vec<RejectRow>,
+    g: &GameRow,
+    reason: &str,
+    detail: String,
+    move_number: Option<u32>,
+) {
     report.games_rejected += 1;
     *report.rejected_by_reason.entry(reason.to_string()).or_default() += 1;
     rejects.push(RejectRow {
@@ -572,7 +627,14 @@ fn reject_game(report: &mut SplitReport, rejects: &mut Vec<RejectRow>, g: &GameR
 }
 
 /// Adds one game's outcome to the report (and its reject row).
-fn count_result(report: &mut SplitReport, rejects: &mut Vec<RejectRow>, g: &GameRow, r: &Replayed, _sc: &SplitConfig, _seed: u64) {
+fn count_result(
+    report: &mut SplitReport,
+    rejects: &mut Vec<RejectRow>,
+    g: &GameRow,
+    r: &Replayed,
+    _sc: &SplitConfig,
+    _seed: u64,
+) {
     report.games_in += 1;
     match r {
         Replayed::Ok { moves, dropped, consecutive, samples_written, .. } => {
