@@ -16,7 +16,7 @@ KGS    ?= $(SHARED)/dev/kgs-2001-archive
 INPUT_FLAGS := $(foreach i,$(INPUT),--input $(i))
 THREAD_FLAGS := $(if $(THREADS),--threads $(THREADS),)
 
-.PHONY: all build run filter split sample stats test test-rust test-polars test-python bench venv clean
+.PHONY: fuzz all build run filter split sample stats test test-rust test-polars test-python bench venv clean
 
 all: build
 
@@ -75,6 +75,19 @@ bench: build venv
 	@if [ -d $(SHARED)/dev ]; then \
 	  $(KIBO) run --pipeline pipelines/dev.toml --out out/bench-dev -q && $(PY) bench/pruning.py out/bench-dev; \
 	else echo "bench: $(SHARED)/dev is absent; pruning not measured"; fi
+
+## Time-boxed fuzzing of the SGF reader, the archive reader and replay (cargo-fuzz,
+## libFuzzer; RUSTC_BOOTSTRAP lets the stable toolchain accept the -Z flags).
+## FUZZ_SECONDS per target (default 60); the SGF corpus is seeded from ../shared/data/edge.
+FUZZ_SECONDS ?= 60
+fuzz:
+	command -v cargo-fuzz >/dev/null || $(CARGO) install cargo-fuzz
+	mkdir -p fuzz/corpus/sgf_reader fuzz/corpus/archive_reader fuzz/corpus/replay
+	if [ -d $(SHARED)/edge ]; then find $(SHARED)/edge -name '*.sgf' -size -64k -exec cp {} fuzz/corpus/sgf_reader/ \; ; fi
+	cp data/kombilo/*.sgf fuzz/corpus/sgf_reader/
+	cd fuzz && for t in sgf_reader archive_reader replay; do \
+	  RUSTC_BOOTSTRAP=1 cargo fuzz run -s none -O $$t corpus/$$t -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 2>&1 | tail -4; \
+	done
 
 clean:
 	rm -rf out $(VENV)

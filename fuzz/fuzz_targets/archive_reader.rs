@@ -1,0 +1,16 @@
+//! The archive walker never panics on bytes named as any archive kind.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let dir = std::env::temp_dir().join(format!("kibo-fuzz-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let names = ["x.zip", "x.tar", "x.tar.gz", "x.tar.bz2", "x.gz", "x.sgfs"];
+    let name = names[data.first().copied().unwrap_or(0) as usize % names.len()];
+    let p = dir.join(name);
+    if std::fs::write(&p, data).is_ok() {
+        let limits = kibo::input::Limits { max_member_bytes: 1 << 20, max_archive_bytes: 16 << 20, max_nesting: 3 };
+        kibo::input::walk(&[p.clone()], &limits, |_| {});
+        let _ = std::fs::remove_file(&p);
+    }
+});
