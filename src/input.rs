@@ -481,6 +481,55 @@ mod tests {
         }
     }
 
+    /// A zip whose headers lie about the member's size (huge, or tiny): no panic, no
+    /// huge allocation, and the member is either read correctly or reported.
+    #[test]
+    fn zip_with_lying_size_headers() {
+        let content = b"(;GM[1]SZ[19];B[pd];W[dp];B[pp];W[dd])".repeat(50);
+        let mut buf = Cursor::new(Vec::new());
+        {
+            let mut z = zip::ZipWriter::new(&mut buf);
+            let o = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+            z.start_file("a.sgf", o).unwrap();
+            z.write_all(&content).unwrap();
+            z.finish().unwrap();
+        }
+        let good = buf.into_inner();
+        let n = content.len() as u32;
+        for lie in [0xFFFF_FFF0u32, 3u32] {
+            // Patch every 32-bit field equal to the true size (local header and central
+            // directory: compressed and uncompressed sizes).
+            let mut bad = good.clone();
+            let mut i = 0;
+            while i + 4 <= bad.len() {
+                if u32::from_le_bytes(bad[i..i + 4].try_into().unwrap()) == n {
+                    bad[i..i + 4].copy_from_slice(&lie.to_le_bytes());
+                    i += 4;
+                } else {
+                    i += 1;
+                }
+            }
+            assert_ne!(bad, good);
+            let dir = tempfile::tempdir().unwrap();
+            let p = dir.path().join("lying.zip");
+            std::fs::write(&p, &bad).unwrap();
+            let limits = Limits { max_member_bytes: 1 << 20, ..Limits::default() };
+            let items = collect(&[p], &limits);
+            let mut seen = 0;
+            for it in &items {
+                match it {
+                    Item::Sgf { bytes, .. } => {
+                        assert!(bytes.len() <= 1 << 20);
+                        seen += 1;
+                    }
+                    Item::Unreadable { .. } => seen += 1,
+                    _ => {}
+                }
+            }
+            assert!(seen >= 1, "the member is read or reported (lie = {lie}): {items:?}");
+        }
+    }
+
     #[cfg(unix)]
     #[test]
     fn symlink_loop_terminates() {
