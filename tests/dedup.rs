@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use crate::util::{report, run, snapshot, stderr};
+use crate::util::{report, run_ok, snapshot};
 
 /// Writes one SGF file per (name, moves) into `dir`.
 fn corpus(dir: &Path, games: &[(&str, &str, &str)]) {
@@ -51,17 +51,7 @@ fn kept(out: &Path) -> HashMap<(String, u16), (u32, Vec<(String, u32)>)> {
 const KO: &str = ";B[gf];W[hf];B[fg];W[gg];B[gh];W[ig];B[ss];W[hh];B[hg]";
 
 fn run_split(input: &Path, out: &Path, p: &Path) {
-    let o = run(&[
-        "run",
-        "--input",
-        input.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--pipeline",
-        p.to_str().unwrap(),
-        "-q",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    run_ok("run", input, out, p);
 }
 
 #[test]
@@ -143,17 +133,7 @@ fn spilled_index_gives_identical_output() {
     let big = pipeline(dir.path(), "exact", 256);
     let tiny = pipeline(dir.path(), "exact", 0);
     for (out, p) in [(&a, &big), (&b, &tiny)] {
-        let o = run(&[
-            "run",
-            "--input",
-            "data/kombilo",
-            "--out",
-            out.to_str().unwrap(),
-            "--pipeline",
-            p.to_str().unwrap(),
-            "-q",
-        ]);
-        assert!(o.status.success(), "{}", stderr(&o));
+        run_ok("run", Path::new("data/kombilo"), out, p);
     }
     assert_eq!(report(&a)["split"]["dedup"]["spilled"], false);
     assert_eq!(report(&b)["split"]["dedup"]["spilled"], true);

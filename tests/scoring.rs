@@ -1,7 +1,7 @@
 //! Counting finished games in the filter stage: `score_check` and `counted_margin` in
 //! the games table, and the option that drops disagreements.
 
-use crate::util::{games, rejects, run, stderr};
+use crate::util::{games, rejects, run, run_ok, stderr};
 
 /// Black wall on column K (SGF `j` = column 9), white wall on column L (SGF `k`).
 const WALLS: &str = "AB[ja:js]AW[ka:ks]";
@@ -37,17 +37,7 @@ fn counted_games_are_checked_against_their_results() {
     let p = dir.path().join("p.toml");
     std::fs::write(&p, "[filter]\ndrop_score_disagreements = true\n").unwrap();
     let out2 = dir.path().join("out2");
-    let o = run(&[
-        "filter",
-        "--input",
-        input.to_str().unwrap(),
-        "--out",
-        out2.to_str().unwrap(),
-        "--pipeline",
-        p.to_str().unwrap(),
-        "-q",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    run_ok("filter", &input, &out2, &p);
     assert_eq!(games(&out2).len(), 3);
     let r = rejects(&out2);
     assert_eq!(r.len(), 1);

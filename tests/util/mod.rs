@@ -74,3 +74,19 @@ pub fn snapshot(dir: &Path) -> Vec<(String, String)> {
     v.sort();
     v
 }
+
+/// Runs `kibo <cmd> --input INPUT --out OUT --pipeline PIPELINE -q` and asserts success.
+pub fn run_ok(cmd: &str, input: &Path, out: &Path, pipeline: &Path) -> Output {
+    let o = run(&[
+        cmd,
+        "--input",
+        input.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--pipeline",
+        pipeline.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(o.status.success(), "kibo {cmd}: {}", stderr(&o));
+    o
+}
