@@ -345,5 +345,9 @@ fn do_split(r: &Resolved) -> anyhow::Result<()> {
         secs,
         report.samples as f64 / secs
     );
+    eprintln!("split: accounting: {}", report.accounting.line);
+    if !report.accounting.balanced {
+        anyhow::bail!("split: the sample counts do not add up (report.json split.accounting); this is a bug in kibo");
+    }
     Ok(())
 }

@@ -32,11 +32,34 @@ pub struct Limits {
     pub max_archive_bytes: u64,
     /// Deepest nesting of archives inside archives.
     pub max_nesting: u32,
+    /// Most bytes a file may decompress to per byte on disk (decompression bomb guard; SGF
+    /// archives inflate 4–10×). The budget of a file is `max(max_ratio × its size, 1 MiB)`,
+    /// and never more than `max_archive_bytes`.
+    pub max_ratio: u64,
+    /// Most nodes in one game tree; a larger tree is a `too_large` reject.
+    pub max_nodes: u32,
+    /// Deepest nesting of variations in one game tree; deeper is a `too_large` reject.
+    pub max_variation_depth: u32,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_member_bytes: 64 << 20, max_archive_bytes: 8 << 30, max_nesting: 4 }
+        let p = crate::sgf::ParseLimits::default();
+        Limits {
+            max_member_bytes: 64 << 20,
+            max_archive_bytes: 8 << 30,
+            max_nesting: 4,
+            max_ratio: 1000,
+            max_nodes: p.max_nodes,
+            max_variation_depth: p.max_depth,
+        }
+    }
+}
+
+impl Limits {
+    /// The SGF parser's share of the limits.
+    pub fn parse_limits(&self) -> crate::sgf::ParseLimits {
+        crate::sgf::ParseLimits { max_nodes: self.max_nodes, max_depth: self.max_variation_depth }
     }
 }
 
@@ -116,7 +139,7 @@ fn read_capped(r: &mut dyn Read, limit: u64, hint: u64) -> std::io::Result<Vec<u
     let mut buf = Vec::with_capacity(hint.min(limit).min(16 << 20) as usize);
     let n = r.take(limit + 1).read_to_end(&mut buf)?;
     if n as u64 > limit {
-        return Err(std::io::Error::other(format!("larger than the limit of {limit} bytes")));
+        return Err(std::io::Error::new(std::io::ErrorKind::FileTooLarge, format!("larger than {limit} bytes")));
     }
     Ok(buf)
 }
@@ -127,12 +150,19 @@ pub struct Walker<'a, F: FnMut(Item)> {
     sink: F,
     /// Bytes decompressed so far inside the current top-level archive.
     archive_bytes: u64,
+    /// Most bytes the current top-level file may decompress to (`max_archive_bytes`, or
+    /// less by `max_ratio`).
+    archive_budget: u64,
+    /// The budget is set by `max_ratio` (for the error message).
+    budget_by_ratio: bool,
+    /// Size on disk of the current top-level file.
+    file_bytes: u64,
 }
 
 /// Walks every input path (files or folders) in order and calls `sink` for each item.
 /// Folders are walked sorted by name. A missing path is reported as `Unreadable`.
 pub fn walk<F: FnMut(Item)>(inputs: &[PathBuf], limits: &Limits, sink: F) {
-    let mut w = Walker { limits, sink, archive_bytes: 0 };
+    let mut w = Walker { limits, sink, archive_bytes: 0, archive_budget: 0, budget_by_ratio: false, file_bytes: 0 };
     for input in inputs {
         w.walk_path(input);
     }
@@ -184,11 +214,22 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
         }) {
             Ok(b) => b,
             Err(e) => {
-                (self.sink)(Item::Unreadable { loc, error: e.to_string() });
+                let error = if e.kind() == std::io::ErrorKind::FileTooLarge {
+                    let which =
+                        if matches!(kind, Kind::Sgf | Kind::Sgfs) { "max_member_bytes" } else { "max_archive_bytes" };
+                    format!("{e} (limits.{which})")
+                } else {
+                    e.to_string()
+                };
+                (self.sink)(Item::Unreadable { loc, error });
                 return;
             }
         };
         self.archive_bytes = 0;
+        self.file_bytes = bytes.len() as u64;
+        let by_ratio = self.limits.max_ratio.saturating_mul(self.file_bytes).max(1 << 20);
+        self.archive_budget = self.limits.max_archive_bytes.min(by_ratio);
+        self.budget_by_ratio = by_ratio < self.limits.max_archive_bytes;
         (self.sink)(Item::FileRead {
             path: loc.file.clone(),
             bytes: bytes.len() as u64,
@@ -237,15 +278,36 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
                         let member = nest(&loc, &base);
                         self.dispatch(member, &inner, data, depth + 1)
                     }
-                    Err(e) => (self.sink)(Item::Unreadable { loc, error: format!("decompressing: {e}") }),
+                    Err(e) => {
+                        let error = format!("decompressing: {}", self.describe(&e, limit));
+                        (self.sink)(Item::Unreadable { loc, error })
+                    }
                 }
             }
         }
     }
 
-    /// Limit for the next member: the per-member cap, or what is left of the archive cap.
+    /// Limit for the next member: the per-member cap, or what is left of the archive's
+    /// budget.
     fn member_limit(&self) -> u64 {
-        self.limits.max_member_bytes.min(self.limits.max_archive_bytes.saturating_sub(self.archive_bytes))
+        self.limits.max_member_bytes.min(self.archive_budget.saturating_sub(self.archive_bytes))
+    }
+
+    /// The message for a failed read of a member whose limit was `limit` bytes.
+    fn describe(&self, e: &std::io::Error, limit: u64) -> String {
+        if e.kind() != std::io::ErrorKind::FileTooLarge {
+            e.to_string()
+        } else if limit >= self.limits.max_member_bytes {
+            format!("larger than {limit} bytes (limits.max_member_bytes)")
+        } else if self.budget_by_ratio {
+            format!(
+                "the archive decompresses to more than {} bytes, {}× its {} bytes on disk (limits.max_ratio): \
+                 decompression bomb guard",
+                self.archive_budget, self.limits.max_ratio, self.file_bytes
+            )
+        } else {
+            format!("the archive decompresses to more than {} bytes (limits.max_archive_bytes)", self.archive_budget)
+        }
     }
 
     fn read_zip(&mut self, loc: Location, bytes: &[u8], depth: u32) {
@@ -288,7 +350,10 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
                     let mloc = nest(&loc, &name);
                     self.dispatch(mloc, &name, d, depth + 1);
                 }
-                Err(e) => (self.sink)(Item::Unreadable { loc: nest(&loc, &name), error: e.to_string() }),
+                Err(e) => {
+                    let error = self.describe(&e, limit);
+                    (self.sink)(Item::Unreadable { loc: nest(&loc, &name), error })
+                }
             }
         }
     }
@@ -334,8 +399,9 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
                     last_ok = Some(name);
                 }
                 Err(e) => {
-                    let oversize = e.kind() == std::io::ErrorKind::Other;
-                    (self.sink)(Item::Unreadable { loc: nest(&loc, &name), error: e.to_string() });
+                    let oversize = e.kind() == std::io::ErrorKind::FileTooLarge;
+                    let error = self.describe(&e, limit);
+                    (self.sink)(Item::Unreadable { loc: nest(&loc, &name), error });
                     if !oversize {
                         // The stream itself broke: nothing after this can be trusted.
                         (self.sink)(Item::Unreadable {
@@ -476,7 +542,43 @@ mod tests {
             other => panic!("{other:?}"),
         }
         match &items[1] {
-            Item::Unreadable { loc, .. } => assert!(loc.file.ends_with("missing.sgf")),
+            Item::Unreadable { loc, error } => {
+                // The path and the OS error.
+                assert!(loc.file.ends_with("missing.sgf"));
+                assert!(error.contains("No such file"), "{error}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// A small file that inflates to far more than `max_ratio` times its size is stopped
+    /// at the ratio's budget, with a message that names the limit; the same file is read
+    /// when the ratio allows it.
+    #[test]
+    fn decompression_ratio_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("zeros.sgf.gz");
+        std::fs::write(&p, gz(&vec![0u8; 24 << 20])).unwrap();
+        let on_disk = std::fs::metadata(&p).unwrap().len();
+        assert!(on_disk < 100_000, "{on_disk}");
+        let strict = Limits { max_ratio: 50, ..Limits::default() };
+        let items: Vec<Item> =
+            collect(&[p.clone()], &strict).into_iter().filter(|i| !matches!(i, Item::FileRead { .. })).collect();
+        match &items[..] {
+            [Item::Unreadable { error, .. }] => {
+                assert!(error.contains("limits.max_ratio") && error.contains("bomb"), "{error}")
+            }
+            other => panic!("{other:?}"),
+        }
+        let loose = Limits { max_ratio: 100_000, ..Limits::default() };
+        let items = collect(&[p.clone()], &loose);
+        assert!(items.iter().any(|i| matches!(i, Item::Sgf { bytes, .. } if bytes.len() == 24 << 20)));
+        // The archive cap still applies when the ratio would allow more.
+        let capped = Limits { max_ratio: 100_000, max_archive_bytes: 1 << 20, ..Limits::default() };
+        let items: Vec<Item> =
+            collect(&[p], &capped).into_iter().filter(|i| !matches!(i, Item::FileRead { .. })).collect();
+        match &items[..] {
+            [Item::Unreadable { error, .. }] => assert!(error.contains("limits.max_archive_bytes"), "{error}"),
             other => panic!("{other:?}"),
         }
     }

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use crate::util::{games, rejects, report, run, shared, snapshot, stderr};
+use crate::util::{games, rejects, report, run, run_ok, run_with, shared, snapshot, stderr};
 
 fn reasons(out: &std::path::Path) -> BTreeMap<String, u64> {
     let mut m = BTreeMap::new();
@@ -32,6 +32,40 @@ fn assert_accounting(out: &std::path::Path) {
         sum += f;
     }
     assert_eq!(sum, found);
+}
+
+/// After a split: the report's accounting line holds, and its move count is recomputed
+/// from the tables (moves of kept games not rejected by the split stage) and its sample
+/// count from the shards.
+fn assert_sample_accounting(out: &std::path::Path) -> serde_json::Value {
+    let rep = report(out);
+    let a = rep["split"]["accounting"].clone();
+    let n = |k: &str| a[k].as_u64().unwrap_or_else(|| panic!("accounting.{k}: {a}"));
+    assert_eq!(a["balanced"], true, "{a}");
+    assert_eq!(n("moves") - n("dropped"), n("samples_before_dedup"), "{a}");
+    assert_eq!(n("samples_before_dedup") - n("merged_by_dedup"), n("samples"), "{a}");
+    let dropped: u64 = rep["split"]["dropped"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum();
+    assert_eq!(dropped, n("dropped"));
+    // Games are identified by where they were found (duplicates share a game_id).
+    let split_rejected: std::collections::HashSet<(String, Option<String>, Option<u32>)> = rejects(out)
+        .into_iter()
+        .filter(|r| r.stage == "split")
+        .map(|r| (r.source_file, r.member, r.game_index))
+        .collect();
+    let moves: u64 = games(out)
+        .into_iter()
+        .filter(|g| !split_rejected.contains(&(g.source_file.clone(), g.member.clone(), Some(g.game_index))))
+        .map(|g| g.num_moves as u64)
+        .sum();
+    assert_eq!(moves, n("moves"), "moves of replayed games");
+    let mut rows = 0u64;
+    kibo::storage::read_table(out, "samples", |b| {
+        rows += b.num_rows() as u64;
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(rows, n("samples"));
+    a
 }
 
 #[test]
@@ -165,11 +199,18 @@ fn edge_corpus_every_game_accounted() {
     let Some(edge) = shared("edge") else { return };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let o = run(&["filter", "--input", edge.to_str().unwrap(), "--out", out.to_str().unwrap(), "-q"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // Sampling options on, so that the accounting has drops of every kind to explain.
+    let pipeline = dir.path().join("p.toml");
+    std::fs::write(&pipeline, "[split]\ndrop_passes = true\nmax_samples_per_game = 150\n").unwrap();
+    let o = run_ok("run", &edge, &out, &pipeline);
+    assert!(stderr(&o).contains("balanced"), "{}", stderr(&o));
     assert_accounting(&out);
+    let a = assert_sample_accounting(&out);
     let rep = report(&out);
+    assert!(rep["split"]["dropped"]["drop_passes"].as_u64().unwrap() > 0);
+    assert!(rep["split"]["dropped"]["max_samples_per_game"].as_u64().unwrap() > 0);
     println!("edge: {}", serde_json::to_string_pretty(&rep["filter"]["total"]).unwrap());
+    println!("edge: {}", a["line"]);
 }
 
 /// The dev corpus: counts per source and reason, documented in docs/reading.md.
@@ -178,9 +219,11 @@ fn dev_corpus_counts() {
     let Some(_) = shared("dev") else { return };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let o = run(&["filter", "--pipeline", "pipelines/dev.toml", "--out", out.to_str().unwrap(), "-q"]);
+    let o = run(&["run", "--pipeline", "pipelines/dev.toml", "--out", out.to_str().unwrap(), "-q"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_accounting(&out);
+    let a = assert_sample_accounting(&out);
+    println!("dev: {}", a["line"]);
     let rep = report(&out);
     let src = &rep["filter"]["by_source"];
     let expect = [
@@ -209,4 +252,36 @@ fn dev_corpus_counts() {
     }
     // The KGS archive: 2,298 members, each one game.
     assert_eq!(src["kgs2001"]["documents"], 2298);
+}
+
+/// Resource limits from `[limits]` end as reject rows that name the limit; the other
+/// games of the same input are kept.
+#[test]
+fn resource_limits_are_rejects_naming_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    std::fs::create_dir(&input).unwrap();
+    let long: String = (0..300).map(|i| if i % 2 == 0 { ";B[pd]" } else { ";W[dp]" }).collect();
+    let deep: String = "(;B[pd](;W[dp]".repeat(40) + &")".repeat(80);
+    std::fs::write(input.join("a.sgf"), format!("(;GM[1]SZ[19]{long})(;GM[1]SZ[19]{deep})(;GM[1]SZ[19];B[qq])"))
+        .unwrap();
+    std::fs::write(input.join("bomb.sgf.gz"), gz(&vec![b' '; 8 << 20])).unwrap();
+    let pipeline = dir.path().join("p.toml");
+    std::fs::write(&pipeline, "[limits]\nmax_nodes = 100\nmax_variation_depth = 50\nmax_ratio = 20\n").unwrap();
+    let out = dir.path().join("out");
+    let o = run_with("filter", &input, &out, &pipeline);
+    // An unreadable input (the bomb) makes the exit code 1; the rest is still written.
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_accounting(&out);
+    assert_eq!(games(&out).len(), 1);
+    let mut rj: Vec<(String, Option<u32>, String)> =
+        rejects(&out).into_iter().map(|r| (r.reason, r.game_index, r.detail)).collect();
+    rj.sort();
+    assert_eq!(rj.len(), 3, "{rj:?}");
+    assert_eq!((rj[0].0.as_str(), rj[0].1), ("too_large", Some(0)));
+    assert_eq!(rj[0].2, "more than 100 nodes in the game tree (limits.max_nodes)");
+    assert_eq!((rj[1].0.as_str(), rj[1].1), ("too_large", Some(1)));
+    assert_eq!(rj[1].2, "variations nested more than 50 deep (limits.max_variation_depth)");
+    assert_eq!(rj[2].0, "unreadable_file");
+    assert!(rj[2].2.contains("limits.max_ratio"), "{}", rj[2].2);
 }

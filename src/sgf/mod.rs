@@ -41,12 +41,12 @@ mod tests;
 
 pub use decode::{decode, Decoded};
 pub use parse::{
-    parse, simple_text, split_compose, text_value, unescape, Collection, IssueKind, Node, ParseIssue, PropRef, Props,
-    Tree, Trees,
+    parse, simple_text, split_compose, text_value, unescape, Collection, IssueKind, Node, ParseIssue, ParseLimits,
+    PropRef, Props, Tree, Trees,
 };
 pub use rank::{parse_rank, Rank, RankKind};
 pub use record::{
-    game_from_tree, games_from_text, iso_date, read_games, Color, FileGames, GameMove, GameRecord, MidSetup, Quirks,
-    RecordError, RejectReason,
+    game_from_tree, games_from_text, iso_date, read_games, read_games_with, Color, FileGames, GameMove, GameRecord,
+    MidSetup, Quirks, RecordError, RejectReason,
 };
 pub use result::{parse_result, GameResult, ResultKind};

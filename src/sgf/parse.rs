@@ -61,6 +61,25 @@ use std::collections::{HashMap, HashSet};
 /// At most this many issues are stored per tree or collection.
 pub const MAX_ISSUES: usize = 64;
 
+/// Size limits of one game tree, so that a hostile file cannot make the parser's arena
+/// grow without bound (a 64 MiB file of `;` would be 64 M nodes). A tree over a limit is
+/// an error ([`IssueKind::TooManyNodes`], [`IssueKind::TooDeep`]) located where the limit
+/// was crossed; its remaining text is skipped and the following trees are read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ParseLimits {
+    /// Most nodes in one game tree (main line and variations together).
+    pub max_nodes: u32,
+    /// Deepest nesting of `(` inside one game tree. OGS and Fox nest every move in its
+    /// own variation, so a game of N moves nests about N deep: keep this generous.
+    pub max_depth: u32,
+}
+
+impl Default for ParseLimits {
+    fn default() -> Self {
+        ParseLimits { max_nodes: 1_000_000, max_depth: 100_000 }
+    }
+}
+
 /// What was wrong (or unusual) in the input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -93,6 +112,11 @@ pub enum IssueKind {
     StrayChar,
     /// The decoded text is 4 GiB or more; only the first 4 GiB were read (collection level).
     InputTooLarge,
+    /// The tree has more nodes than [`ParseLimits::max_nodes`]: the rest of the tree is
+    /// skipped and the tree is unusable (an error); later trees are still read.
+    TooManyNodes,
+    /// Variations nested deeper than [`ParseLimits::max_depth`]: as [`IssueKind::TooManyNodes`].
+    TooDeep,
     /// End of input inside a `[...]` value: the tree is unusable (an error).
     UnterminatedValue,
 }
@@ -115,12 +139,17 @@ impl IssueKind {
             IssueKind::StrayValue => "stray_value",
             IssueKind::StrayChar => "stray_char",
             IssueKind::InputTooLarge => "input_too_large",
+            IssueKind::TooManyNodes => "too_many_nodes",
+            IssueKind::TooDeep => "too_deep",
             IssueKind::UnterminatedValue => "unterminated_value",
         }
     }
     /// True when the tree (or file) cannot be used.
     pub fn is_error(self) -> bool {
-        matches!(self, IssueKind::UnterminatedValue | IssueKind::NoGameTree)
+        matches!(
+            self,
+            IssueKind::UnterminatedValue | IssueKind::NoGameTree | IssueKind::TooManyNodes | IssueKind::TooDeep
+        )
     }
     const COUNT: usize = IssueKind::UnterminatedValue as usize + 1;
 }
@@ -214,8 +243,10 @@ pub struct Tree<'a> {
     pub issues: Vec<ParseIssue>,
     /// Issues not stored because of the cap.
     pub issues_dropped: u32,
-    /// Set when the tree is unusable (unterminated value).
+    /// Set when the tree is unusable (unterminated value, over a limit).
     pub error: Option<ParseIssue>,
+    /// With a limit error: the limit that was crossed.
+    pub limit: Option<u32>,
     counts: [u32; IssueKind::COUNT],
 }
 
@@ -507,6 +538,7 @@ pub fn parse(text: &str) -> Collection<'_> {
 #[derive(Clone, Debug)]
 pub struct Trees<'a> {
     text: &'a str,
+    limits: ParseLimits,
     pos: usize,
     started: bool,
     done: bool,
@@ -514,8 +546,13 @@ pub struct Trees<'a> {
 }
 
 impl<'a> Trees<'a> {
-    /// A parser over decoded text.
+    /// A parser over decoded text, with the default [`ParseLimits`].
     pub fn new(text: &'a str) -> Trees<'a> {
+        Trees::with_limits(text, ParseLimits::default())
+    }
+
+    /// A parser over decoded text with the given limits.
+    pub fn with_limits(text: &'a str, limits: ParseLimits) -> Trees<'a> {
         let mut warnings = Vec::new();
         // Offsets are stored as u32: read at most the first 4 GiB (no SGF file is that big).
         let mut text = text;
@@ -527,7 +564,7 @@ impl<'a> Trees<'a> {
             text = &text[..end];
             warnings.push(ParseIssue { offset: end, kind: IssueKind::InputTooLarge });
         }
-        Trees { text, pos: 0, started: false, done: false, warnings }
+        Trees { text, limits, pos: 0, started: false, done: false, warnings }
     }
 
     /// File-level issues found so far.
@@ -599,9 +636,10 @@ impl<'a> Iterator for Trees<'a> {
             }
             junk = garbage;
         }
-        let (tree, end) = parse_tree(self.text, pos, junk);
+        let (tree, end) = parse_tree(self.text, pos, junk, self.limits);
         self.pos = end;
-        if tree.error.is_some() {
+        if tree.error.is_some_and(|e| e.kind == IssueKind::UnterminatedValue) {
+            // The rest of the input is inside the open value.
             self.done = true;
         }
         Some(tree)
@@ -610,7 +648,7 @@ impl<'a> Iterator for Trees<'a> {
 
 /// Parses one tree whose `(` is at `start`; returns it and the offset after its `)`.
 #[allow(unused_assignments)] // `close_node!` also runs right before returns
-fn parse_tree<'a>(text: &'a str, start: usize, junk: Option<usize>) -> (Tree<'a>, usize) {
+fn parse_tree<'a>(text: &'a str, start: usize, junk: Option<usize>, limits: ParseLimits) -> (Tree<'a>, usize) {
     let b = text.as_bytes();
     let mut t = Tree::new(text, start);
     // Typical files hold one game, about one node per 8 bytes: size the arena from what is
@@ -655,6 +693,18 @@ fn parse_tree<'a>(text: &'a str, start: usize, junk: Option<usize>) -> (Tree<'a>
         };
     }
 
+    // A limit was crossed at `pos`: the tree is an error; skip to its end.
+    macro_rules! over_limit {
+        ($kind:expr, $depth:expr) => {{
+            close_node!();
+            let e = ParseIssue { offset: pos, kind: $kind };
+            t.counts[e.kind as usize] += 1;
+            t.error = Some(e);
+            t.limit = Some(if $kind == IssueKind::TooDeep { limits.max_depth } else { limits.max_nodes });
+            return (t, skip_tree(b, pos, $depth));
+        }};
+    }
+
     loop {
         let Some(&c) = b.get(pos) else {
             close_node!();
@@ -663,6 +713,9 @@ fn parse_tree<'a>(text: &'a str, start: usize, junk: Option<usize>) -> (Tree<'a>
         };
         match c {
             b';' => {
+                if t.nodes.len() >= limits.max_nodes as usize {
+                    over_limit!(IssueKind::TooManyNodes, stack.len() + 1);
+                }
                 close_node!();
                 let id = t.new_node(cur);
                 cur = Some(id);
@@ -676,6 +729,9 @@ fn parse_tree<'a>(text: &'a str, start: usize, junk: Option<usize>) -> (Tree<'a>
                 in_stray = false;
                 match cur {
                     Some(n) => {
+                        if stack.len() >= limits.max_depth as usize {
+                            over_limit!(IssueKind::TooDeep, stack.len() + 1);
+                        }
                         stack.push(n);
                         empty_var = true;
                     }
@@ -768,6 +824,10 @@ fn parse_tree<'a>(text: &'a str, start: usize, junk: Option<usize>) -> (Tree<'a>
                     continue;
                 }
                 if !open {
+                    if t.nodes.len() >= limits.max_nodes as usize {
+                        pos = id_start;
+                        over_limit!(IssueKind::TooManyNodes, stack.len() + 1);
+                    }
                     t.issue(id_start, IssueKind::MissingSemicolon);
                     let id = t.new_node(cur);
                     cur = Some(id);
@@ -812,6 +872,29 @@ fn parse_tree<'a>(text: &'a str, start: usize, junk: Option<usize>) -> (Tree<'a>
             }
         }
     }
+}
+
+/// The offset after the `)` that closes a tree in which `depth` parentheses are open at
+/// `pos` (values skipped with their escapes); the end of the text if it never closes.
+fn skip_tree(b: &[u8], mut pos: usize, mut depth: usize) -> usize {
+    while let Some(&c) = b.get(pos) {
+        match c {
+            b'[' => match value_end(b, pos + 1) {
+                Some(e) => pos = e,
+                None => return b.len(),
+            },
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return pos + 1;
+                }
+            }
+            _ => {}
+        }
+        pos += 1;
+    }
+    b.len()
 }
 
 // ---------------------------------------------------------------------------------------

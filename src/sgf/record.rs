@@ -60,7 +60,7 @@ Go game records from parsed trees: [`read_games`] is the entry point of the SGF 
 */
 
 use super::decode::decode;
-use super::parse::{simple_text, split_compose, unescape, IssueKind, ParseIssue, PropRef, Tree, Trees};
+use super::parse::{simple_text, split_compose, unescape, IssueKind, ParseIssue, ParseLimits, PropRef, Tree, Trees};
 pub use super::rank::{parse_rank, Rank, RankKind};
 pub use super::result::{parse_result, GameResult, ResultKind};
 use crate::coord::{sgf_move, sgf_point, CoordError, Move, Point};
@@ -278,16 +278,20 @@ pub enum RejectReason {
     SizeNot19,
     /// A move or setup point malformed or off the board.
     BadCoordinate,
+    /// The game tree is over a [`ParseLimits`] limit (too many nodes, variations nested
+    /// too deep).
+    TooLarge,
 }
 
 impl RejectReason {
-    /// `"parse_error"`, `"not_go"`, `"size_not_19"`, `"bad_coordinate"`.
+    /// `"parse_error"`, `"not_go"`, `"size_not_19"`, `"bad_coordinate"`, `"too_large"`.
     pub fn as_str(self) -> &'static str {
         match self {
             RejectReason::ParseError => "parse_error",
             RejectReason::NotGo => "not_go",
             RejectReason::SizeNot19 => "size_not_19",
             RejectReason::BadCoordinate => "bad_coordinate",
+            RejectReason::TooLarge => "too_large",
         }
     }
 }
@@ -343,8 +347,13 @@ pub struct FileGames {
 
 /// Reads every game of an SGF file. Never panics, never fails: problems are per game.
 pub fn read_games(bytes: &[u8]) -> FileGames {
+    read_games_with(bytes, ParseLimits::default())
+}
+
+/// [`read_games`] with explicit tree size limits (a tree over them is a `too_large` game).
+pub fn read_games_with(bytes: &[u8], limits: ParseLimits) -> FileGames {
     let d = decode(bytes);
-    let (games, issues) = games_from_text(&d.text, d.charset);
+    let (games, issues) = games_text_limited(&d.text, d.charset, limits);
     FileGames {
         games,
         charset: d.charset,
@@ -359,7 +368,13 @@ pub fn read_games(bytes: &[u8]) -> FileGames {
 
 /// Reads every game of already decoded text: `(games, file-level issues)`.
 pub fn games_from_text(text: &str, charset: &'static str) -> (Vec<Result<GameRecord, RecordError>>, Vec<ParseIssue>) {
-    let mut trees = Trees::new(text);
+    games_text_limited(text, charset, ParseLimits::default())
+}
+
+type TextGames = (Vec<Result<GameRecord, RecordError>>, Vec<ParseIssue>);
+
+fn games_text_limited(text: &str, charset: &'static str, limits: ParseLimits) -> TextGames {
+    let mut trees = Trees::with_limits(text, limits);
     let mut games: Vec<Result<GameRecord, RecordError>> =
         trees.by_ref().enumerate().map(|(i, t)| game_from_tree(&t, i, charset)).collect();
     if games.is_empty() {
@@ -437,7 +452,18 @@ fn slot_of(ident: &str) -> Option<usize> {
 /// Builds the record of one parsed tree (see the module docs for the policies).
 pub fn game_from_tree(tree: &Tree<'_>, index: usize, charset: &'static str) -> Result<GameRecord, RecordError> {
     if let Some(e) = tree.error {
-        return Err(reject(RejectReason::ParseError, e.kind.as_str().to_string(), Some(e.offset), None));
+        let (reason, detail) = match e.kind {
+            IssueKind::TooManyNodes => {
+                let n = tree.limit.unwrap_or(0);
+                (RejectReason::TooLarge, format!("more than {n} nodes in the game tree (limits.max_nodes)"))
+            }
+            IssueKind::TooDeep => {
+                let n = tree.limit.unwrap_or(0);
+                (RejectReason::TooLarge, format!("variations nested more than {n} deep (limits.max_variation_depth)"))
+            }
+            k => (RejectReason::ParseError, k.as_str().to_string()),
+        };
+        return Err(reject(reason, detail, Some(e.offset), None));
     }
     if tree.is_empty() {
         return Err(reject(RejectReason::ParseError, "empty game tree".to_string(), Some(tree.offset), None));

@@ -1102,3 +1102,41 @@ fn throughput_gnugo() {
     );
     assert!(games > 0);
 }
+
+#[test]
+fn trees_over_the_limits_are_too_large_and_later_trees_still_read() {
+    use crate::sgf::{read_games_with, ParseLimits};
+    let limits = ParseLimits { max_nodes: 1000, max_depth: 100 };
+    // A tree of 2,000 nodes with a `]` and `)` inside a comment, then a good game.
+    let big = long_line(1999).replace(";B[aa];W[bb];B[aa]", ";B[aa]C[x)y\\]z(];W[bb];B[aa]");
+    let text = format!("{big}\n(;GM[1]SZ[19];B[pd];W[dp])");
+    let f = read_games_with(text.as_bytes(), limits);
+    assert_eq!(f.games.len(), 2);
+    let e = f.games[0].as_ref().unwrap_err();
+    assert_eq!(e.reason, RejectReason::TooLarge);
+    assert_eq!(e.detail, "more than 1000 nodes in the game tree (limits.max_nodes)");
+    assert!(e.offset.unwrap() > 0);
+    assert_eq!(f.games[1].as_ref().unwrap().moves.len(), 2);
+    // The same tree is fine with the default limits.
+    assert_eq!(read_games(text.as_bytes()).games[0].as_ref().unwrap().moves.len(), 1999);
+    // Exactly at the limit is accepted: 1,000 nodes = root + 999 moves.
+    let at = read_games_with(long_line(999).as_bytes(), limits);
+    assert_eq!(at.games[0].as_ref().unwrap().moves.len(), 999);
+
+    // Nesting: 101 levels is too deep; 100 is fine; the next tree is read.
+    let deep = format!("{}\n(;GM[1]SZ[19];B[pd])", nested_line(101));
+    let f = read_games_with(deep.as_bytes(), limits);
+    let e = f.games[0].as_ref().unwrap_err();
+    assert_eq!(
+        (e.reason, e.detail.as_str()),
+        (RejectReason::TooLarge, "variations nested more than 100 deep (limits.max_variation_depth)")
+    );
+    assert_eq!(f.games[1].as_ref().unwrap().moves.len(), 1);
+    assert_eq!(read_games_with(nested_line(100).as_bytes(), limits).games[0].as_ref().unwrap().moves.len(), 100);
+    // Missing `;` nodes count too, and an over-limit tree that never closes ends the file.
+    let f = read_games_with(format!("(;GM[1]{}", "(B[aa]".repeat(3000)).as_bytes(), limits);
+    assert_eq!(f.games.len(), 1);
+    assert_eq!(f.games[0].as_ref().unwrap_err().reason, RejectReason::TooLarge);
+    let f = read_games_with(b"(;GM[1](B[aa]W[bb])(;B[cc]))", ParseLimits { max_nodes: 2, max_depth: 10 });
+    assert_eq!(f.games[0].as_ref().unwrap_err().reason, RejectReason::TooLarge);
+}

@@ -153,8 +153,10 @@ pub fn run(
                  rejects: &mut TableWriter|
      -> anyhow::Result<()> {
         let work = std::mem::take(batch);
-        let outcomes: Vec<(usize, Vec<Outcome>)> =
-            work.into_par_iter().map(|w| (w.source, process(&w.item, &sources[w.source], &filter))).collect();
+        let outcomes: Vec<(usize, Vec<Outcome>)> = work
+            .into_par_iter()
+            .map(|w| (w.source, process(&w.item, &sources[w.source], &filter, cfg.limits.parse_limits())))
+            .collect();
         let mut kept = Vec::new();
         let mut rej = Vec::new();
         for (si, outs) in outcomes {
@@ -350,7 +352,7 @@ impl Filter {
 
 /// Parses one document into outcomes. A `.sgfs` line is its own document: its
 /// member gets a `#L<line>` suffix and its games are indexed within the line.
-fn process(item: &Item, source: &Source, filter: &Filter) -> Vec<Outcome> {
+fn process(item: &Item, source: &Source, filter: &Filter, limits: sgf::ParseLimits) -> Vec<Outcome> {
     let reject = |loc: &Location, idx: Option<u32>, off: Option<u64>, reason: &str, detail: String, mv: Option<u32>| {
         Outcome::Rejected(RejectRow {
             stage: "filter".into(),
@@ -380,7 +382,7 @@ fn process(item: &Item, source: &Source, filter: &Filter) -> Vec<Outcome> {
                 },
                 _ => loc.clone(),
             };
-            let file = sgf::read_games(bytes);
+            let file = sgf::read_games_with(bytes, limits);
             let charset = file.charset;
             file.games
                 .into_iter()

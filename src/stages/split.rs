@@ -66,6 +66,68 @@ pub struct SplitReport {
     pub shards: Vec<ShardInfo>,
     /// Shards of the combined rejects table.
     pub reject_shards: Vec<ShardInfo>,
+    /// Where every move went: the sample count explained.
+    pub accounting: SampleAccounting,
+}
+
+/// The sample count explained, checked from independently kept counters:
+/// `moves − dropped = samples_before_dedup` (the sampling options),
+/// `samples_before_dedup − merged_by_dedup = samples` (dedup: what its index observed
+/// and kept must be those two numbers), and the samples per split and the shard rows
+/// both add up to `samples`.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct SampleAccounting {
+    /// Moves of the games replayed to the end.
+    pub moves: u64,
+    /// Moves not written because of a sampling option (sum of `dropped`).
+    pub dropped: u64,
+    /// Samples before dedup.
+    pub samples_before_dedup: u64,
+    /// Samples merged into an earlier identical position.
+    pub merged_by_dedup: u64,
+    /// Samples written.
+    pub samples: u64,
+    /// Every identity above holds.
+    pub balanced: bool,
+    /// The same as one line for people.
+    pub line: String,
+}
+
+impl SampleAccounting {
+    /// Computes the accounting of a finished report.
+    pub fn of(r: &SplitReport) -> SampleAccounting {
+        let dropped: u64 = r.dropped.values().sum();
+        let merged = r.samples_before_dedup.saturating_sub(r.samples);
+        let dedup_ok = match &r.dedup {
+            Some(d) => d.observations == r.samples_before_dedup && d.unique_positions == r.samples,
+            None => merged == 0,
+        };
+        let by_split: u64 = r.samples_by_split.values().sum();
+        let shard_rows: u64 = r.shards.iter().map(|s| s.rows).sum();
+        let balanced = r.moves == dropped + r.samples_before_dedup
+            && r.samples_before_dedup >= r.samples
+            && dedup_ok
+            && by_split == r.samples
+            && shard_rows == r.samples;
+        let line = format!(
+            "{} moves − {} dropped by sampling options = {} samples; − {} merged by dedup = {} written ({})",
+            r.moves,
+            dropped,
+            r.samples_before_dedup,
+            merged,
+            r.samples,
+            if balanced { "balanced" } else { "NOT BALANCED" }
+        );
+        SampleAccounting {
+            moves: r.moves,
+            dropped,
+            samples_before_dedup: r.samples_before_dedup,
+            merged_by_dedup: merged,
+            samples: r.samples,
+            balanced,
+            line,
+        }
+    }
 }
 
 impl SplitReport {
@@ -598,6 +660,7 @@ pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport>
         rw.write(&rejects_batch(&rejects))?;
     }
     report.reject_shards = rw.finish()?;
+    report.accounting = SampleAccounting::of(&report);
     Ok(report)
 }
 

@@ -75,9 +75,9 @@ pub fn snapshot(dir: &Path) -> Vec<(String, String)> {
     v
 }
 
-/// Runs `kibo <cmd> --input INPUT --out OUT --pipeline PIPELINE -q` and asserts success.
-pub fn run_ok(cmd: &str, input: &Path, out: &Path, pipeline: &Path) -> Output {
-    let o = run(&[
+/// Runs `kibo <cmd> --input INPUT --out OUT --pipeline PIPELINE -q`.
+pub fn run_with(cmd: &str, input: &Path, out: &Path, pipeline: &Path) -> Output {
+    run(&[
         cmd,
         "--input",
         input.to_str().unwrap(),
@@ -86,7 +86,12 @@ pub fn run_ok(cmd: &str, input: &Path, out: &Path, pipeline: &Path) -> Output {
         "--pipeline",
         pipeline.to_str().unwrap(),
         "-q",
-    ]);
+    ])
+}
+
+/// [`run_with`], asserting success.
+pub fn run_ok(cmd: &str, input: &Path, out: &Path, pipeline: &Path) -> Output {
+    let o = run_with(cmd, input, out, pipeline);
     assert!(o.status.success(), "kibo {cmd}: {}", stderr(&o));
     o
 }
