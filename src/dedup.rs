@@ -33,6 +33,8 @@ pub struct Obs {
 }
 
 const OBS_BYTES: usize = 26;
+/// Fixed part of a spilled [`Kept`] (row, key, count, distribution length).
+const KEPT_BYTES: usize = 32;
 
 impl Obs {
     fn write(&self, w: &mut impl Write) -> std::io::Result<()> {
@@ -56,6 +58,9 @@ impl Obs {
 pub struct Kept {
     /// Row number of the kept sample.
     pub row: u64,
+    /// The group's dedup key (in exact mode the kept row's `position_hash`, which pass 2
+    /// then need not compute again).
+    pub key: [u8; 16],
     /// How many samples share the position (≥ 1).
     pub count: u32,
     /// Moves played from the position, sorted by move index, with counts (canonical frame).
@@ -65,6 +70,7 @@ pub struct Kept {
 impl Kept {
     fn write(&self, w: &mut impl Write) -> std::io::Result<()> {
         w.write_all(&self.row.to_le_bytes())?;
+        w.write_all(&self.key)?;
         w.write_all(&self.count.to_le_bytes())?;
         w.write_all(&(self.dist.len() as u32).to_le_bytes())?;
         for (m, c) in &self.dist {
@@ -76,11 +82,12 @@ impl Kept {
     fn read_all(bytes: &[u8]) -> Vec<Kept> {
         let mut out = Vec::new();
         let mut i = 0;
-        while i + 16 <= bytes.len() {
+        while i + KEPT_BYTES <= bytes.len() {
             let row = u64::from_le_bytes(bytes[i..i + 8].try_into().expect("invariant"));
-            let count = u32::from_le_bytes(bytes[i + 8..i + 12].try_into().expect("invariant"));
-            let n = u32::from_le_bytes(bytes[i + 12..i + 16].try_into().expect("invariant")) as usize;
-            i += 16;
+            let key: [u8; 16] = bytes[i + 8..i + 24].try_into().expect("invariant");
+            let count = u32::from_le_bytes(bytes[i + 24..i + 28].try_into().expect("invariant"));
+            let n = u32::from_le_bytes(bytes[i + 28..i + 32].try_into().expect("invariant")) as usize;
+            i += KEPT_BYTES;
             let mut dist = Vec::with_capacity(n);
             for _ in 0..n {
                 let m = u16::from_le_bytes(bytes[i..i + 2].try_into().expect("invariant"));
@@ -88,7 +95,7 @@ impl Kept {
                 dist.push((m, c));
                 i += 6;
             }
-            out.push(Kept { row, count, dist });
+            out.push(Kept { row, key, count, dist });
         }
         out
     }
@@ -140,7 +147,7 @@ fn aggregate(sorted: &[Obs], out: &mut Vec<Kept>) {
                 _ => dist.push((m, 1)),
             }
         }
-        out.push(Kept { row: sorted[i].row, count: (j - i) as u32, dist });
+        out.push(Kept { row: sorted[i].row, key: sorted[i].key, count: (j - i) as u32, dist });
         i = j;
     }
 }
@@ -239,7 +246,7 @@ impl DedupIndex {
             for k in &kept {
                 let w = &mut chunk_files[(k.row / chunk_rows) as usize];
                 k.write(w)?;
-                self.stats.spill_bytes += 16 + 6 * k.dist.len() as u64;
+                self.stats.spill_bytes += KEPT_BYTES as u64 + 6 * k.dist.len() as u64;
             }
         }
         for w in chunk_files {

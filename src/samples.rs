@@ -123,9 +123,26 @@ pub struct SampleMove {
     pub prisoners: [u16; 2],
 }
 
+/// What [`SampleBuf::push`] records.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BufMode {
+    /// Every column, `position_hash` included.
+    #[default]
+    Full,
+    /// Every column but `position_hash`: pass 2 of an exact-dedup run takes it from the
+    /// dedup index, which computed it in pass 1.
+    NoHash,
+    /// Only what dedup pass 1 needs: the game, the move, `position_hash` (the key) and
+    /// tags. No board, history or metadata columns.
+    Keys,
+    /// As `Keys`, with the canonical-symmetry key and the symmetry instead of the hash.
+    CanonicalKeys,
+}
+
 /// Columnar buffer of samples.
 #[derive(Default)]
 pub struct SampleBuf {
+    mode: BufMode,
     game: Vec<u32>,
     games: Vec<GameInfo>,
     move_number: Vec<u16>,
@@ -147,7 +164,7 @@ pub struct SampleBuf {
     infl_counts: Vec<(u16, u16)>,
     /// Tactical tags per row (bit mask, capture size, self-atari size); empty when tags are off.
     tags: Vec<(u32, u16, u16)>,
-    /// Dedup columns, filled by [`SampleBuf::keep_rows`].
+    /// Dedup columns, filled by [`SampleBuf::push_kept`].
     dup_count: Vec<u32>,
     dist_moves: Vec<u16>,
     dist_counts: Vec<u32>,
@@ -167,6 +184,10 @@ pub struct DupInfo {
 pub const HISTORY: usize = 8;
 
 impl SampleBuf {
+    /// An empty buffer that records what `mode` says.
+    pub fn with_mode(mode: BufMode) -> SampleBuf {
+        SampleBuf { mode, ..Default::default() }
+    }
     /// Rows buffered.
     pub fn len(&self) -> usize {
         self.moves.len()
@@ -193,6 +214,9 @@ impl SampleBuf {
     }
     /// Attaches influence areas to the row just pushed (see [`crate::scoring::influence`]).
     pub fn push_influence(&mut self, areas: &[i8; NN]) {
+        if self.keys_only() {
+            return;
+        }
         let (mut b, mut w) = (0u16, 0u16);
         for &a in areas.iter() {
             let v = match a {
@@ -214,26 +238,28 @@ impl SampleBuf {
     pub fn tag_mask(&self, i: usize) -> u32 {
         self.tags.get(i).map(|t| t.0).unwrap_or(0)
     }
+    fn keys_only(&self) -> bool {
+        matches!(self.mode, BufMode::Keys | BufMode::CanonicalKeys)
+    }
     /// A new buffer with rows `idx` (increasing) only.
     pub fn select(&self, idx: &[usize]) -> SampleBuf {
-        let mut o = SampleBuf { games: self.games.clone(), history_off: vec![0], ..Default::default() };
+        let mut o =
+            SampleBuf { mode: self.mode, games: self.games.clone(), history_off: vec![0], ..Default::default() };
         for &i in idx {
-            self.copy_row(i, &mut o);
+            self.copy_row(i, &mut o, self.game[i], None);
         }
         o
     }
-    fn copy_row(&self, i: usize, o: &mut SampleBuf) {
-        o.game.push(self.game[i]);
-        o.move_number.push(self.move_number[i]);
-        o.hash.push(self.hash[i]);
-        o.boards.extend_from_slice(&self.boards[i * NN..(i + 1) * NN]);
-        o.to_play.push(self.to_play[i]);
-        o.ko.push(self.ko[i]);
-        let (a, b) = (self.history_off[i] as usize, self.history_off[i + 1] as usize);
-        o.history.extend_from_slice(&self.history[a..b]);
-        o.history_off.push(o.history.len() as u32);
-        o.prisoners.push(self.prisoners[i]);
+    /// Copies row `i` into `o` as a row of `o`'s game `game`, with `hash` as its
+    /// `position_hash` when given.
+    fn copy_row(&self, i: usize, o: &mut SampleBuf, game: u32, hash: Option<[u8; 16]>) {
+        o.game.push(game);
         o.moves.push(self.moves[i]);
+        match hash {
+            Some(h) => o.hash.push(h),
+            None if !self.hash.is_empty() => o.hash.push(self.hash[i]),
+            None => {}
+        }
         if !self.keys.is_empty() {
             o.keys.push(self.keys[i]);
         }
@@ -243,41 +269,64 @@ impl SampleBuf {
         if !self.tags.is_empty() {
             o.tags.push(self.tags[i]);
         }
+        if self.keys_only() {
+            return;
+        }
+        o.move_number.push(self.move_number[i]);
+        o.boards.extend_from_slice(&self.boards[i * NN..(i + 1) * NN]);
+        o.to_play.push(self.to_play[i]);
+        o.ko.push(self.ko[i]);
+        let (a, b) = (self.history_off[i] as usize, self.history_off[i + 1] as usize);
+        o.history.extend_from_slice(&self.history[a..b]);
+        o.history_off.push(o.history.len() as u32);
+        o.prisoners.push(self.prisoners[i]);
         if !self.infl_counts.is_empty() {
             o.infl_areas.extend_from_slice(&self.infl_areas[i * NN..(i + 1) * NN]);
             o.infl_counts.push(self.infl_counts[i]);
         }
+    }
+    /// Board of row `i` (not in the keys-only modes).
+    pub fn board(&self, i: usize) -> &[u8; NN] {
+        self.boards[i * NN..(i + 1) * NN].try_into().expect("invariant: 361 cells")
+    }
+    /// `position_hash` of row `i`, computed from its board (for rows of a
+    /// [`BufMode::NoHash`] buffer).
+    pub fn compute_hash(&self, i: usize) -> [u8; 16] {
+        position_hash(self.board(i), self.to_play[i], self.ko[i])
     }
     /// Fills the canonical keys (symmetry mode).
     pub fn compute_canonical_keys(&mut self) {
         self.keys.clear();
         self.sym.clear();
         for i in 0..self.len() {
-            let cells: &[u8; NN] = self.boards[i * NN..(i + 1) * NN].try_into().expect("invariant: 361 cells");
-            let (k, s) = canonical_key(cells, self.to_play[i], self.ko[i]);
+            let (k, s) = canonical_key(self.board(i), self.to_play[i], self.ko[i]);
             self.keys.push(k);
             self.sym.push(s);
         }
     }
-    /// A new buffer with only the rows for which `info` gives `Some`, carrying the
-    /// dedup columns. Rows keep their order; games are carried over.
-    pub fn keep_rows(&self, mut info: impl FnMut(usize) -> Option<DupInfo>) -> SampleBuf {
-        let mut o =
-            SampleBuf { games: self.games.clone(), history_off: vec![0], dist_off: vec![0], ..Default::default() };
-        for i in 0..self.len() {
-            let Some(d) = info(i) else { continue };
-            self.copy_row(i, &mut o);
-            if self.sym.is_empty() {
-                o.sym.push(0);
-            }
-            o.dup_count.push(d.count);
-            for (m, c) in d.dist {
-                o.dist_moves.push(m);
-                o.dist_counts.push(c);
-            }
-            o.dist_off.push(o.dist_moves.len() as u32);
+    /// The metadata of row `i`'s game.
+    pub fn game_of(&self, i: usize) -> &GameInfo {
+        &self.games[self.game[i] as usize]
+    }
+    /// Appends row `i` of `src` as a kept row of the game last started here with
+    /// [`SampleBuf::begin_game`], with its `position_hash` and dedup information.
+    pub fn push_kept(&mut self, src: &SampleBuf, i: usize, hash: [u8; 16], d: DupInfo) {
+        if self.history_off.is_empty() {
+            self.history_off.push(0);
         }
-        o
+        if self.dist_off.is_empty() {
+            self.dist_off.push(0);
+        }
+        src.copy_row(i, self, self.games.len() as u32 - 1, Some(hash));
+        if src.sym.is_empty() {
+            self.sym.push(0);
+        }
+        self.dup_count.push(d.count);
+        for (m, c) in d.dist {
+            self.dist_moves.push(m);
+            self.dist_counts.push(c);
+        }
+        self.dist_off.push(self.dist_moves.len() as u32);
     }
 
     /// Starts a game; following `push` calls belong to it.
@@ -290,8 +339,22 @@ impl SampleBuf {
             self.tags.push(t);
         }
         self.game.push(self.games.len() as u32 - 1);
+        self.moves.push(s.mv.index());
+        match self.mode {
+            BufMode::Full => self.hash.push(position_hash(cells, s.to_play, s.ko_point)),
+            BufMode::NoHash => {}
+            BufMode::Keys => {
+                self.hash.push(position_hash(cells, s.to_play, s.ko_point));
+                return;
+            }
+            BufMode::CanonicalKeys => {
+                let (k, sym) = canonical_key(cells, s.to_play, s.ko_point);
+                self.keys.push(k);
+                self.sym.push(sym);
+                return;
+            }
+        }
         self.move_number.push(s.move_number);
-        self.hash.push(position_hash(cells, s.to_play, s.ko_point));
         self.boards.extend_from_slice(cells);
         self.to_play.push(s.to_play);
         self.ko.push(s.ko_point);
@@ -301,7 +364,6 @@ impl SampleBuf {
         self.history.extend_from_slice(&history[..history.len().min(HISTORY)]);
         self.history_off.push(self.history.len() as u32);
         self.prisoners.push(s.prisoners);
-        self.moves.push(s.mv.index());
     }
     /// Appends another buffer (keeps order).
     pub fn append(&mut self, mut o: SampleBuf) {
@@ -340,48 +402,57 @@ impl SampleBuf {
     pub fn to_batch(&self) -> RecordBatch {
         let n = self.len();
         let g = |i: usize| &self.games[self.game[i] as usize];
-        let mut game_id = StringBuilder::new();
-        let mut source = StringBuilder::new();
+        // Builders sized up front: growing them by doubling was a visible share of the
+        // stage's time (copies and page faults).
+        let bytes_of = |f: fn(&GameInfo) -> usize| -> usize {
+            let mut per_game: Vec<usize> = self.games.iter().map(f).collect();
+            per_game.iter_mut().for_each(|x| *x = (*x).max(1));
+            self.game.iter().map(|&g| per_game[g as usize]).sum()
+        };
+        let strings = |f: fn(&GameInfo) -> usize| StringBuilder::with_capacity(n, bytes_of(f));
+        let mut game_id = strings(|g| g.game_id.len());
+        let mut source = strings(|g| g.source.len());
         let mut game_index = UInt32Builder::with_capacity(n);
         let mut move_number = UInt16Builder::with_capacity(n);
         let mut hash = FixedSizeBinaryBuilder::with_capacity(n, 16);
         let mut board = BinaryBuilder::with_capacity(n, n * NN);
         let mut to_play = UInt8Builder::with_capacity(n);
         let mut ko = UInt16Builder::with_capacity(n);
-        let mut hist =
-            ListBuilder::new(UInt16Builder::new()).with_field(Arc::new(Field::new("item", DataType::UInt16, false)));
+        let mut hist = ListBuilder::with_capacity(UInt16Builder::with_capacity(self.history.len()), n)
+            .with_field(Arc::new(Field::new("item", DataType::UInt16, false)));
         let mut pb = UInt16Builder::with_capacity(n);
         let mut pw = UInt16Builder::with_capacity(n);
         let mut mv = UInt16Builder::with_capacity(n);
         let mut mrow = UInt8Builder::with_capacity(n);
         let mut mcol = UInt8Builder::with_capacity(n);
-        let mut msgf = StringBuilder::new();
-        let mut mgtp = StringBuilder::new();
+        let mut msgf = StringBuilder::with_capacity(n, 2 * n);
+        let mut mgtp = StringBuilder::with_capacity(n, 3 * n);
         let mut komi = Float32Builder::with_capacity(n);
         let mut handicap = UInt8Builder::with_capacity(n);
-        let mut rules = StringBuilder::new();
-        let mut result = StringBuilder::new();
-        let mut winner = StringBuilder::new();
-        let mut kind = StringBuilder::new();
+        let mut rules = strings(|g| g.rules.as_ref().map_or(0, |x| x.len()));
+        let mut result = strings(|g| g.result.as_ref().map_or(0, |x| x.len()));
+        let mut winner = strings(|g| g.winner.as_ref().map_or(0, |x| x.len()));
+        let mut kind = strings(|g| g.result_kind.len());
         let mut margin = Float32Builder::with_capacity(n);
         let mut brn = Int16Builder::with_capacity(n);
         let mut wrn = Int16Builder::with_capacity(n);
-        let mut br = StringBuilder::new();
-        let mut wr = StringBuilder::new();
-        let mut date = StringBuilder::new();
+        let mut br = strings(|g| g.black_rank.as_ref().map_or(0, |x| x.len()));
+        let mut wr = strings(|g| g.white_rank.as_ref().map_or(0, |x| x.len()));
+        let mut date = strings(|g| g.date.as_ref().map_or(0, |x| x.len()));
         let mut is_winner = BooleanBuilder::with_capacity(n);
-        let mut split = StringBuilder::new();
+        let mut split = StringBuilder::with_capacity(n, 5 * n);
         let mut dup = UInt32Builder::with_capacity(n);
-        let mut dmoves =
-            ListBuilder::new(UInt16Builder::new()).with_field(Arc::new(Field::new("item", DataType::UInt16, false)));
-        let mut dcounts =
-            ListBuilder::new(UInt32Builder::new()).with_field(Arc::new(Field::new("item", DataType::UInt32, false)));
+        let nd = self.dist_moves.len().max(n);
+        let mut dmoves = ListBuilder::with_capacity(UInt16Builder::with_capacity(nd), n)
+            .with_field(Arc::new(Field::new("item", DataType::UInt16, false)));
+        let mut dcounts = ListBuilder::with_capacity(UInt32Builder::with_capacity(nd), n)
+            .with_field(Arc::new(Field::new("item", DataType::UInt32, false)));
         let mut symcol = UInt8Builder::with_capacity(n);
         let with_dup = !self.dup_count.is_empty();
         let with_tags = !self.tags.is_empty();
         let mut tmask = UInt32Builder::with_capacity(n);
-        let mut tnames =
-            ListBuilder::new(StringBuilder::new()).with_field(Arc::new(Field::new("item", DataType::Utf8, false)));
+        let mut tnames = ListBuilder::with_capacity(StringBuilder::with_capacity(n, 12 * n), n)
+            .with_field(Arc::new(Field::new("item", DataType::Utf8, false)));
         let mut tcap = UInt16Builder::with_capacity(n);
         let mut tsa = UInt16Builder::with_capacity(n);
         let mut ttac = BooleanBuilder::with_capacity(n);

@@ -48,13 +48,24 @@ pub struct TableOptions {
     /// zstd level.
     pub zstd_level: i32,
     /// Columns whose values are (almost) all distinct: no dictionary encoding, which
-    /// would only hash every value and then fall back.
+    /// would only hash every value and then fall back, and no min/max statistics, which
+    /// cost a comparison of every value and can prune nothing (a board's min and max).
     pub plain_columns: Vec<&'static str>,
+    /// Further columns without min/max statistics (dictionary encoding kept): values no
+    /// query prunes on, whose statistics would cost a comparison per value. Leaf paths
+    /// (`history.list.item` for a list column).
+    pub no_stats_columns: Vec<&'static str>,
 }
 
 impl Default for TableOptions {
     fn default() -> Self {
-        TableOptions { row_group_rows: 65536, shard_rows: 1 << 20, zstd_level: 3, plain_columns: Vec::new() }
+        TableOptions {
+            row_group_rows: 65536,
+            shard_rows: 1 << 20,
+            zstd_level: 3,
+            plain_columns: Vec::new(),
+            no_stats_columns: Vec::new(),
+        }
     }
 }
 
@@ -123,7 +134,14 @@ impl TableWriter {
         let level = ZstdLevel::try_new(opts.zstd_level).map_err(|e| std::io::Error::other(e.to_string()))?;
         let mut props = WriterProperties::builder();
         for c in &opts.plain_columns {
-            props = props.set_column_dictionary_enabled(parquet::schema::types::ColumnPath::from(*c), false);
+            let path = parquet::schema::types::ColumnPath::from(*c);
+            props = props
+                .set_column_dictionary_enabled(path.clone(), false)
+                .set_column_statistics_enabled(path, EnabledStatistics::None);
+        }
+        for c in &opts.no_stats_columns {
+            let path = parquet::schema::types::ColumnPath::from(c.split('.').map(String::from).collect::<Vec<_>>());
+            props = props.set_column_statistics_enabled(path, EnabledStatistics::None);
         }
         let props = props
             .set_compression(Compression::ZSTD(level))

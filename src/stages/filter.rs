@@ -135,6 +135,7 @@ pub fn run(
         shard_rows: 250_000,
         zstd_level: cfg.split.zstd_level,
         plain_columns: Vec::new(),
+        no_stats_columns: Vec::new(),
     };
     let mut games = TableWriter::new(out, "games", games_schema(), opts.clone())?;
     let mut rejects = TableWriter::new(out, "rejects", rejects_schema(), opts)?;

@@ -17,7 +17,7 @@ use serde::Serialize;
 use crate::config::{Config, SplitConfig};
 use crate::coord::{Move, Point, NN, PASS};
 use crate::engine::{Board, Color, Rules, SuperkoHistory, SuperkoMode};
-use crate::samples::{samples_schema, GameInfo, SampleBuf, SampleMove, HISTORY};
+use crate::samples::{samples_schema, BufMode, GameInfo, SampleBuf, SampleMove, HISTORY};
 use crate::storage::{read_table, ShardInfo, TableOptions, TableWriter};
 use crate::tables::{games_from_batch, rejects_batch, rejects_schema, GameRow, RejectRow};
 
@@ -217,6 +217,11 @@ pub fn spread(n: usize, k: usize) -> Vec<usize> {
 
 /// Replays one game row into samples (pure function; no I/O).
 pub fn replay_game(g: &GameRow, cfg: &SplitConfig, seed: u64) -> Replayed {
+    replay_game_as(g, cfg, seed, BufMode::Full)
+}
+
+/// [`replay_game`] recording what `mode` says (the dedup passes need less than a row).
+pub fn replay_game_as(g: &GameRow, cfg: &SplitConfig, seed: u64, buf_mode: BufMode) -> Replayed {
     let rej =
         |reason: &'static str, detail: String, mv: Option<u32>| Replayed::Rejected { reason, detail, move_number: mv };
     let rules = Rules { multi_stone_suicide: cfg.allow_multi_stone_suicide };
@@ -293,7 +298,7 @@ pub fn replay_game(g: &GameRow, cfg: &SplitConfig, seed: u64) -> Replayed {
         date: g.date_iso.clone(),
         split: assign_split(&g.game_id, seed, cfg.split_ratios),
     };
-    let mut buf = SampleBuf::default();
+    let mut buf = SampleBuf::with_mode(buf_mode);
     buf.begin_game(info);
     let mut cells = [0u8; NN];
     let mut hist: Vec<u16> = Vec::with_capacity(n);
@@ -372,7 +377,7 @@ pub fn replay_game(g: &GameRow, cfg: &SplitConfig, seed: u64) -> Replayed {
                 &recent[..k],
                 tags,
             );
-            if cfg.influence {
+            if cfg.influence && matches!(buf_mode, BufMode::Full | BufMode::NoHash) {
                 let infl = crate::scoring::influence(&board);
                 buf.push_influence(&crate::scoring::influence_areas(&infl, cfg.influence_threshold));
             }
@@ -455,13 +460,14 @@ fn for_each_chunk(out: &Path, mut f: impl FnMut(&[GameRow], u64) -> anyhow::Resu
     Ok(())
 }
 
-/// Replays a chunk in parallel (sub-chunks of 32 games), keeping order.
+/// Replays a chunk in parallel, keeping order; games in `skip` (duplicates) give `None`.
 fn replay_chunk(
     games: &[GameRow],
     skip: &std::collections::HashSet<u64>,
     first: u64,
     sc: &SplitConfig,
     seed: u64,
+    mode: BufMode,
     symmetry: bool,
 ) -> Vec<Option<Replayed>> {
     games
@@ -472,7 +478,8 @@ fn replay_chunk(
             if skip.contains(&(first + i as u64)) {
                 return None;
             }
-            let mut r = replay_game(g, sc, seed);
+            let mut r = replay_game_as(g, sc, seed, mode);
+            // Pass 2 of a symmetry run: each row's symmetry maps its distribution back.
             if symmetry {
                 if let Replayed::Ok { samples, .. } = &mut r {
                     samples.compute_canonical_keys();
@@ -481,6 +488,42 @@ fn replay_chunk(
             Some(r)
         })
         .collect()
+}
+
+/// Where pass 2's batches go: the shard writer itself, or a thread that owns it.
+enum ShardSink<'scope> {
+    Inline(TableWriter),
+    Thread(
+        std::sync::mpsc::SyncSender<Vec<(&'static str, arrow_array::RecordBatch)>>,
+        std::thread::ScopedJoinHandle<'scope, std::io::Result<Vec<ShardInfo>>>,
+    ),
+}
+
+impl ShardSink<'_> {
+    fn send(&mut self, parts: Vec<(&'static str, arrow_array::RecordBatch)>) -> anyhow::Result<()> {
+        match self {
+            ShardSink::Inline(w) => {
+                for (split, b) in parts {
+                    w.write_part(split, &b)?;
+                }
+                Ok(())
+            }
+            ShardSink::Thread(tx, _) => tx.send(parts).map_err(|_| anyhow::anyhow!("the shard writer thread stopped")),
+        }
+    }
+
+    fn finish(self) -> anyhow::Result<Vec<ShardInfo>> {
+        match self {
+            ShardSink::Inline(w) => Ok(w.finish()?),
+            ShardSink::Thread(tx, h) => {
+                drop(tx);
+                match h.join() {
+                    Ok(r) => Ok(r?),
+                    Err(p) => std::panic::resume_unwind(p),
+                }
+            }
+        }
+    }
 }
 
 /// Runs the split stage on `out`'s games table.
@@ -543,7 +586,8 @@ pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport>
         let sc1 = &sc1;
         let mut row = 0u64;
         for_each_chunk(out, |games, first| {
-            let results = replay_chunk(games, &skip, first, sc1, seed, symmetry);
+            let mode = if symmetry { BufMode::CanonicalKeys } else { BufMode::Keys };
+            let results = replay_chunk(games, &skip, first, sc1, seed, mode, false);
             for (g, r) in games.iter().zip(results) {
                 let Some(r) = r else { continue };
                 if let Replayed::Ok { samples, .. } = &r {
@@ -573,35 +617,76 @@ pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport>
         row_group_rows: sc.row_group_rows,
         shard_rows: sc.shard_rows,
         zstd_level: sc.zstd_level,
-        plain_columns: vec!["board", "position_hash"],
+        plain_columns: vec!["board", "position_hash", "influence_areas"],
+        // Identifiers, per-move text and lists: nothing prunes on them. Statistics stay on
+        // split, ranks, dates, result and move numbers (docs/performance.md).
+        no_stats_columns: vec![
+            "game_id",
+            "source",
+            "move_sgf",
+            "move_gtp",
+            "history.list.item",
+            "move_dist_moves.list.item",
+            "move_dist_counts.list.item",
+            "tags.list.item",
+        ],
     };
-    let mut writer = TableWriter::new(out, "samples", samples_schema(), opts)?;
+    let writer = TableWriter::new(out, "samples", samples_schema(), opts)?;
+    // With more than one thread, Parquet encoding runs on its own thread, overlapped with
+    // the replay of the next chunk (batches go through a channel, in order, so the
+    // output does not depend on timing). With one thread it runs inline.
     let mut row = 0u64;
-    for_each_chunk(out, |games, first| {
-        let results = replay_chunk(games, &skip, first, sc, seed, symmetry);
-        // One buffer per split: shards are partitioned by split (part-train-*, …).
-        let mut kept: [SampleBuf; 3] = Default::default();
-        for (g, r) in games.iter().zip(results) {
-            let Some(r) = r else { continue };
-            if !counted {
-                count_result(&mut report, &mut rejects, g, &r, sc, seed);
-            }
-            if let Replayed::Ok { tag_counts, .. } = &r {
-                if sc.tags {
-                    for (b, name) in crate::tactics::TAG_NAMES.iter().enumerate() {
-                        *report.tag_counts.entry(name.to_string()).or_default() += tag_counts[b] as u64;
+    let shards = std::thread::scope(|scope| -> anyhow::Result<Vec<ShardInfo>> {
+        let mut sink = if rayon::current_num_threads() > 1 {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<(&'static str, arrow_array::RecordBatch)>>(1);
+            let mut w = writer;
+            ShardSink::Thread(
+                tx,
+                scope.spawn(move || -> std::io::Result<Vec<ShardInfo>> {
+                    for parts in rx {
+                        for (split, b) in parts {
+                            w.write_part(split, &b)?;
+                        }
                     }
-                    *report.tag_counts.entry("is_tactical".to_string()).or_default() += tag_counts[14] as u64;
+                    w.finish()
+                }),
+            )
+        } else {
+            ShardSink::Inline(writer)
+        };
+        let written = for_each_chunk(out, |games, first| {
+            // With dedup, only kept rows need a hash: exact mode takes it from the index
+            // (pass 1 computed it), symmetry mode computes it for kept rows only.
+            let mode = if cursor.is_some() { BufMode::NoHash } else { BufMode::Full };
+            let results = replay_chunk(games, &skip, first, sc, seed, mode, symmetry);
+            // One buffer per split: shards are partitioned by split (part-train-*, …).
+            let mut kept: [SampleBuf; 3] = Default::default();
+            for (g, r) in games.iter().zip(results) {
+                let Some(r) = r else { continue };
+                if !counted {
+                    count_result(&mut report, &mut rejects, g, &r, sc, seed);
                 }
-            }
-            let Replayed::Ok { samples, .. } = r else { continue };
-            let filtered = match cursor.as_mut() {
-                None => samples,
-                Some(cur) => {
-                    let base = row;
-                    let mut err = None;
-                    let f = samples.keep_rows(|i| match cur.get(base + i as u64) {
-                        Ok(Some(k)) => {
+                if let Replayed::Ok { tag_counts, .. } = &r {
+                    if sc.tags {
+                        for (b, name) in crate::tactics::TAG_NAMES.iter().enumerate() {
+                            *report.tag_counts.entry(name.to_string()).or_default() += tag_counts[b] as u64;
+                        }
+                        *report.tag_counts.entry("is_tactical".to_string()).or_default() += tag_counts[14] as u64;
+                    }
+                }
+                let Replayed::Ok { samples, .. } = r else { continue };
+                let split = assign_split(&g.game_id, seed, sc.split_ratios);
+                let dst = &mut kept[SPLITS.iter().position(|s| *s == split).expect("invariant: known split")];
+                let written = match cursor.as_mut() {
+                    None => {
+                        let n = samples.len();
+                        dst.append(samples);
+                        n
+                    }
+                    Some(cur) => {
+                        let mut n = 0;
+                        for i in 0..samples.len() {
+                            let Some(k) = cur.get(row + i as u64)? else { continue };
                             let s_inv = crate::coord::symmetry_inverse(samples.symmetry(i));
                             let mut dist: Vec<(u16, u32)> = k
                                 .dist
@@ -609,42 +694,38 @@ pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport>
                                 .map(|&(m, c)| (if symmetry { crate::coord::symmetry_index(m, s_inv) } else { m }, c))
                                 .collect();
                             dist.sort_unstable();
-                            Some(crate::samples::DupInfo { count: k.count, dist })
+                            if n == 0 {
+                                dst.begin_game(samples.game_of(i).clone());
+                            }
+                            let hash = if symmetry { samples.compute_hash(i) } else { k.key };
+                            dst.push_kept(&samples, i, hash, crate::samples::DupInfo { count: k.count, dist });
+                            n += 1;
                         }
-                        Ok(None) => None,
-                        Err(e) => {
-                            err = Some(e);
-                            None
-                        }
-                    });
-                    if let Some(e) = err {
-                        return Err(e.into());
+                        row += samples.len() as u64;
+                        n
                     }
-                    row += samples.len() as u64;
-                    f
+                };
+                if written > 0 {
+                    *report.samples_by_split.entry(split.to_string()).or_default() += written as u64;
+                    report.samples += written as u64;
                 }
-            };
-            let split = assign_split(&g.game_id, seed, sc.split_ratios);
-            if !filtered.is_empty() {
-                *report.samples_by_split.entry(split.to_string()).or_default() += filtered.len() as u64;
-                report.samples += filtered.len() as u64;
             }
-            kept[SPLITS.iter().position(|s| *s == split).expect("invariant: known split")].append(filtered);
-        }
-        progress.add(games.len() as u64);
-        let batches: Vec<Option<arrow_array::RecordBatch>> =
-            kept.par_iter().map(|k| (!k.is_empty()).then(|| k.to_batch())).collect();
-        for (split, b) in SPLITS.iter().zip(batches) {
-            if let Some(b) = b {
-                writer.write_part(split, &b)?;
-            }
-        }
-        Ok(())
+            progress.add(games.len() as u64);
+            let batches: Vec<Option<arrow_array::RecordBatch>> =
+                kept.par_iter().map(|k| (!k.is_empty()).then(|| k.to_batch())).collect();
+            let parts: Vec<(&'static str, arrow_array::RecordBatch)> =
+                SPLITS.iter().zip(batches).filter_map(|(s, b)| b.map(|b| (*s, b))).collect();
+            sink.send(parts)
+        });
+        // The writer's own error explains a failed send best.
+        let shards = sink.finish();
+        written?;
+        shards
     })?;
     drop(cursor);
     let _ = std::fs::remove_dir_all(&spill_dir);
     progress.finish();
-    report.shards = writer.finish()?;
+    report.shards = shards;
     let mut rw = TableWriter::new(
         out,
         "rejects",
@@ -654,6 +735,7 @@ pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport>
             shard_rows: 250_000,
             zstd_level: sc.zstd_level,
             plain_columns: Vec::new(),
+            no_stats_columns: Vec::new(),
         },
     )?;
     if !rejects.is_empty() {
