@@ -82,11 +82,13 @@ bench: build venv
 FUZZ_SECONDS ?= 60
 fuzz:
 	command -v cargo-fuzz >/dev/null || $(CARGO) install cargo-fuzz
-	mkdir -p fuzz/corpus/sgf_reader fuzz/corpus/archive_reader fuzz/corpus/replay
+	mkdir -p out fuzz/corpus/sgf_reader fuzz/corpus/archive_reader fuzz/corpus/replay
 	if [ -d $(SHARED)/edge ]; then find $(SHARED)/edge -name '*.sgf' -size -64k -exec cp {} fuzz/corpus/sgf_reader/ \; ; fi
 	cp data/kombilo/*.sgf fuzz/corpus/sgf_reader/
 	cd fuzz && for t in sgf_reader archive_reader replay; do \
-	  RUSTC_BOOTSTRAP=1 cargo fuzz run -s none -O $$t corpus/$$t -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 2>&1 | tail -4; \
+	  RUSTC_BOOTSTRAP=1 cargo fuzz run -s none -O $$t corpus/$$t -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 > ../out/fuzz-$$t.log 2>&1 \
+	    || { tail -40 ../out/fuzz-$$t.log; echo "fuzz: $$t FAILED (log: out/fuzz-$$t.log; crash inputs in fuzz/artifacts/$$t)"; exit 1; }; \
+	  echo "fuzz: $$t: $$(grep -o 'Done [0-9]* runs in [0-9]* second(s)' ../out/fuzz-$$t.log), no crash"; \
 	done
 
 clean:

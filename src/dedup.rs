@@ -53,9 +53,9 @@ impl Obs {
     }
 }
 
-/// What a kept row carries.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Kept {
+/// What a kept row carries (borrowed from the [`KeptCursor`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Kept<'a> {
     /// Row number of the kept sample.
     pub row: u64,
     /// The group's dedup key (in exact mode the kept row's `position_hash`, which pass 2
@@ -64,23 +64,48 @@ pub struct Kept {
     /// How many samples share the position (≥ 1).
     pub count: u32,
     /// Moves played from the position, sorted by move index, with counts (canonical frame).
-    pub dist: Vec<(u16, u32)>,
+    pub dist: &'a [(u16, u32)],
 }
 
-impl Kept {
-    fn write(&self, w: &mut impl Write) -> std::io::Result<()> {
-        w.write_all(&self.row.to_le_bytes())?;
-        w.write_all(&self.key)?;
-        w.write_all(&self.count.to_le_bytes())?;
-        w.write_all(&(self.dist.len() as u32).to_le_bytes())?;
-        for (m, c) in &self.dist {
+/// One kept row; its distribution is `dist[start..start + len]` of its [`KeptList`].
+#[derive(Clone, Copy, Debug)]
+struct KeptRow {
+    row: u64,
+    key: [u8; 16],
+    count: u32,
+    start: u32,
+    len: u32,
+}
+
+/// Kept rows with their distributions in one flat vector (no allocation per row: most
+/// positions are unique, with a distribution of one move).
+#[derive(Default)]
+struct KeptList {
+    rows: Vec<KeptRow>,
+    dist: Vec<(u16, u32)>,
+}
+
+impl KeptList {
+    fn get(&self, i: usize) -> Kept<'_> {
+        let k = &self.rows[i];
+        Kept { row: k.row, key: k.key, count: k.count, dist: &self.dist[k.start as usize..(k.start + k.len) as usize] }
+    }
+
+    fn write_row(&self, i: usize, w: &mut impl Write) -> std::io::Result<()> {
+        let k = self.get(i);
+        w.write_all(&k.row.to_le_bytes())?;
+        w.write_all(&k.key)?;
+        w.write_all(&k.count.to_le_bytes())?;
+        w.write_all(&(k.dist.len() as u32).to_le_bytes())?;
+        for (m, c) in k.dist {
             w.write_all(&m.to_le_bytes())?;
             w.write_all(&c.to_le_bytes())?;
         }
         Ok(())
     }
-    fn read_all(bytes: &[u8]) -> Vec<Kept> {
-        let mut out = Vec::new();
+
+    fn read_all(bytes: &[u8]) -> KeptList {
+        let mut out = KeptList::default();
         let mut i = 0;
         while i + KEPT_BYTES <= bytes.len() {
             let row = u64::from_le_bytes(bytes[i..i + 8].try_into().expect("invariant"));
@@ -88,14 +113,14 @@ impl Kept {
             let count = u32::from_le_bytes(bytes[i + 24..i + 28].try_into().expect("invariant"));
             let n = u32::from_le_bytes(bytes[i + 28..i + 32].try_into().expect("invariant")) as usize;
             i += KEPT_BYTES;
-            let mut dist = Vec::with_capacity(n);
+            let start = out.dist.len() as u32;
             for _ in 0..n {
                 let m = u16::from_le_bytes(bytes[i..i + 2].try_into().expect("invariant"));
                 let c = u32::from_le_bytes(bytes[i + 2..i + 6].try_into().expect("invariant"));
-                dist.push((m, c));
+                out.dist.push((m, c));
                 i += 6;
             }
-            out.push(Kept { row, key, count, dist });
+            out.rows.push(KeptRow { row, key, count, start, len: n as u32 });
         }
         out
     }
@@ -128,8 +153,8 @@ pub struct DedupIndex {
     max_row: u64,
 }
 
-/// Groups sorted observations and returns one `Kept` per key.
-fn aggregate(sorted: &[Obs], out: &mut Vec<Kept>) {
+/// Groups sorted observations and adds one kept row per key to `out`.
+fn aggregate(sorted: &[Obs], out: &mut KeptList) {
     let mut i = 0;
     let mut moves: Vec<u16> = Vec::new();
     while i < sorted.len() {
@@ -137,17 +162,27 @@ fn aggregate(sorted: &[Obs], out: &mut Vec<Kept>) {
         while j < sorted.len() && sorted[j].key == sorted[i].key {
             j += 1;
         }
-        moves.clear();
-        moves.extend(sorted[i..j].iter().map(|o| o.mv));
-        moves.sort_unstable();
-        let mut dist: Vec<(u16, u32)> = Vec::new();
-        for &m in &moves {
-            match dist.last_mut() {
-                Some((lm, c)) if *lm == m => *c += 1,
-                _ => dist.push((m, 1)),
+        let start = out.dist.len();
+        if j == i + 1 {
+            out.dist.push((sorted[i].mv, 1));
+        } else {
+            moves.clear();
+            moves.extend(sorted[i..j].iter().map(|o| o.mv));
+            moves.sort_unstable();
+            for &m in &moves {
+                match out.dist[start..].last_mut() {
+                    Some((lm, c)) if *lm == m => *c += 1,
+                    _ => out.dist.push((m, 1)),
+                }
             }
         }
-        out.push(Kept { row: sorted[i].row, key: sorted[i].key, count: (j - i) as u32, dist });
+        out.rows.push(KeptRow {
+            row: sorted[i].row,
+            key: sorted[i].key,
+            count: (j - i) as u32,
+            start: start as u32,
+            len: (out.dist.len() - start) as u32,
+        });
         i = j;
     }
 }
@@ -198,19 +233,14 @@ impl DedupIndex {
     pub fn finish(mut self) -> std::io::Result<(KeptCursor, DedupStats)> {
         if !self.stats.spilled {
             self.buf.sort_unstable();
-            let mut kept = Vec::new();
+            let mut kept = KeptList::default();
             aggregate(&self.buf, &mut kept);
-            kept.sort_unstable_by_key(|k| k.row);
-            self.stats.unique_positions = kept.len() as u64;
+            self.buf = Vec::new();
+            kept.rows.sort_unstable_by_key(|k| k.row);
+            self.stats.unique_positions = kept.rows.len() as u64;
             self.finish_stats();
             return Ok((
-                KeptCursor {
-                    chunks: Vec::new(),
-                    chunk_rows: u64::MAX,
-                    current: kept.into_iter().peekable(),
-                    loaded: 0,
-                    dir: None,
-                },
+                KeptCursor { chunks: Vec::new(), chunk_rows: u64::MAX, current: kept, pos: 0, loaded: 0, dir: None },
                 self.stats,
             ));
         }
@@ -229,7 +259,7 @@ impl DedupIndex {
             chunk_files.push(BufWriter::new(File::create(&p)?));
             chunk_paths.push(p);
         }
-        let mut kept = Vec::new();
+        let mut kept = KeptList::default();
         for b in 0..256 {
             let p = self.dir.join(format!("obs-{b:03}.bin"));
             let mut bytes = Vec::new();
@@ -240,13 +270,13 @@ impl DedupIndex {
                 self.stats.peak_memory_bytes.max((bytes.len() + obs.len() * std::mem::size_of::<Obs>()) as u64);
             drop(bytes);
             obs.sort_unstable();
-            kept.clear();
+            kept.rows.clear();
+            kept.dist.clear();
             aggregate(&obs, &mut kept);
-            self.stats.unique_positions += kept.len() as u64;
-            for k in &kept {
-                let w = &mut chunk_files[(k.row / chunk_rows) as usize];
-                k.write(w)?;
-                self.stats.spill_bytes += KEPT_BYTES as u64 + 6 * k.dist.len() as u64;
+            self.stats.unique_positions += kept.rows.len() as u64;
+            for (i, k) in kept.rows.iter().enumerate() {
+                kept.write_row(i, &mut chunk_files[(k.row / chunk_rows) as usize])?;
+                self.stats.spill_bytes += KEPT_BYTES as u64 + 6 * k.len as u64;
             }
         }
         for w in chunk_files {
@@ -257,7 +287,8 @@ impl DedupIndex {
             KeptCursor {
                 chunks: chunk_paths,
                 chunk_rows,
-                current: Vec::new().into_iter().peekable(),
+                current: KeptList::default(),
+                pos: 0,
                 loaded: 0,
                 dir: Some(self.dir.clone()),
             },
@@ -275,35 +306,36 @@ impl DedupIndex {
 pub struct KeptCursor {
     chunks: Vec<PathBuf>,
     chunk_rows: u64,
-    current: std::iter::Peekable<std::vec::IntoIter<Kept>>,
+    current: KeptList,
+    pos: usize,
     loaded: usize,
     dir: Option<PathBuf>,
 }
 
 impl KeptCursor {
     /// The kept record for `row`, if that row is kept. Call with increasing rows.
-    pub fn get(&mut self, row: u64) -> std::io::Result<Option<Kept>> {
+    pub fn get(&mut self, row: u64) -> std::io::Result<Option<Kept<'_>>> {
         if !self.chunks.is_empty() {
             let want = (row / self.chunk_rows) as usize + 1;
             while self.loaded < want && self.loaded < self.chunks.len() {
                 let mut bytes = Vec::new();
                 File::open(&self.chunks[self.loaded])?.read_to_end(&mut bytes)?;
-                let mut v = Kept::read_all(&bytes);
-                v.sort_unstable_by_key(|k| k.row);
-                self.current = v.into_iter().peekable();
+                let mut v = KeptList::read_all(&bytes);
+                v.rows.sort_unstable_by_key(|k| k.row);
+                self.current = v;
+                self.pos = 0;
                 self.loaded += 1;
             }
         }
-        while let Some(k) = self.current.peek() {
-            if k.row < row {
-                self.current.next();
-            } else {
-                break;
-            }
+        let rows = &self.current.rows;
+        while self.pos < rows.len() && rows[self.pos].row < row {
+            self.pos += 1;
         }
-        match self.current.peek() {
-            Some(k) if k.row == row => Ok(self.current.next()),
-            _ => Ok(None),
+        if self.pos < rows.len() && rows[self.pos].row == row {
+            self.pos += 1;
+            Ok(Some(self.current.get(self.pos - 1)))
+        } else {
+            Ok(None)
         }
     }
 }
@@ -336,7 +368,9 @@ mod tests {
             .collect()
     }
 
-    fn run(limit: usize, all: &[Obs]) -> (Vec<Kept>, DedupStats) {
+    type Owned = (u64, [u8; 16], u32, Vec<(u16, u32)>);
+
+    fn run(limit: usize, all: &[Obs]) -> (Vec<Owned>, DedupStats) {
         let dir = tempfile::tempdir().unwrap();
         let mut idx = DedupIndex::new(limit, &dir.path().join("spill"));
         for o in all {
@@ -346,7 +380,7 @@ mod tests {
         let mut kept = Vec::new();
         for r in 0..all.len() as u64 {
             if let Some(k) = cur.get(r).unwrap() {
-                kept.push(k);
+                kept.push((k.row, k.key, k.count, k.dist.to_vec()));
             }
         }
         (kept, stats)
@@ -361,10 +395,10 @@ mod tests {
         assert_eq!(mem, disk);
         assert_eq!(s1.unique_positions, s2.unique_positions);
         // Every key's first row is kept, counts add up to the observations.
-        assert_eq!(mem.iter().map(|k| k.count as u64).sum::<u64>(), 20_000);
+        assert_eq!(mem.iter().map(|k| k.2 as u64).sum::<u64>(), 20_000);
         assert_eq!(
-            mem.iter().map(|k| k.dist.iter().map(|d| d.1).sum::<u32>()).collect::<Vec<_>>(),
-            mem.iter().map(|k| k.count).collect::<Vec<_>>()
+            mem.iter().map(|k| k.3.iter().map(|d| d.1).sum::<u32>()).collect::<Vec<_>>(),
+            mem.iter().map(|k| k.2).collect::<Vec<_>>()
         );
         let mut first = std::collections::HashMap::new();
         for o in &all {
@@ -372,6 +406,8 @@ mod tests {
         }
         let mut rows: Vec<u64> = first.values().copied().collect();
         rows.sort();
-        assert_eq!(mem.iter().map(|k| k.row).collect::<Vec<_>>(), rows);
+        assert_eq!(mem.iter().map(|k| k.0).collect::<Vec<_>>(), rows);
+        // Each kept row carries its group's key.
+        assert!(mem.iter().all(|k| all[k.0 as usize].key == k.1));
     }
 }

@@ -11,10 +11,13 @@ See `docs/schema.md` for every column and the reasons behind the encoding.
 use std::sync::Arc;
 
 use arrow_array::builder::{
-    BinaryBuilder, BooleanBuilder, FixedSizeBinaryBuilder, Float32Builder, Int16Builder, ListBuilder, StringBuilder,
-    UInt16Builder, UInt32Builder, UInt8Builder,
+    BooleanBuilder, Float32Builder, Int16Builder, ListBuilder, StringBuilder, UInt16Builder, UInt32Builder,
+    UInt8Builder,
 };
-use arrow_array::{ArrayRef, RecordBatch};
+use arrow_array::{
+    ArrayRef, BinaryArray, FixedSizeBinaryArray, ListArray, RecordBatch, UInt16Array, UInt32Array, UInt8Array,
+};
+use arrow_buffer::{Buffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, SchemaRef};
 
 use crate::coord::{Move, NN, PASS};
@@ -171,15 +174,6 @@ pub struct SampleBuf {
     dist_off: Vec<u32>,
 }
 
-/// Dedup information attached to a kept row.
-#[derive(Clone, Debug)]
-pub struct DupInfo {
-    /// Samples sharing the position.
-    pub count: u32,
-    /// Moves played from it with counts, in this row's own frame, sorted by move.
-    pub dist: Vec<(u16, u32)>,
-}
-
 /// Number of previous moves kept in `history`.
 pub const HISTORY: usize = 8;
 
@@ -187,6 +181,32 @@ impl SampleBuf {
     /// An empty buffer that records what `mode` says.
     pub fn with_mode(mode: BufMode) -> SampleBuf {
         SampleBuf { mode, ..Default::default() }
+    }
+    /// Makes room for `rows` more rows in the columns this buffer's mode records (growing
+    /// a board column by doubling copies it about once more).
+    pub fn reserve(&mut self, rows: usize, tags: bool) {
+        self.game.reserve(rows);
+        self.moves.reserve(rows);
+        if tags {
+            self.tags.reserve(rows);
+        }
+        match self.mode {
+            BufMode::Keys => self.hash.reserve(rows),
+            BufMode::CanonicalKeys => {
+                self.keys.reserve(rows);
+                self.sym.reserve(rows);
+            }
+            BufMode::Full | BufMode::NoHash => {
+                self.hash.reserve(rows);
+                self.move_number.reserve(rows);
+                self.boards.reserve(rows * NN);
+                self.to_play.reserve(rows);
+                self.ko.reserve(rows);
+                self.history.reserve(rows * HISTORY);
+                self.history_off.reserve(rows + 1);
+                self.prisoners.reserve(rows);
+            }
+        }
     }
     /// Rows buffered.
     pub fn len(&self) -> usize {
@@ -310,7 +330,7 @@ impl SampleBuf {
     }
     /// Appends row `i` of `src` as a kept row of the game last started here with
     /// [`SampleBuf::begin_game`], with its `position_hash` and dedup information.
-    pub fn push_kept(&mut self, src: &SampleBuf, i: usize, hash: [u8; 16], d: DupInfo) {
+    pub fn push_kept(&mut self, src: &SampleBuf, i: usize, hash: [u8; 16], count: u32, dist: &[(u16, u32)]) {
         if self.history_off.is_empty() {
             self.history_off.push(0);
         }
@@ -321,8 +341,8 @@ impl SampleBuf {
         if src.sym.is_empty() {
             self.sym.push(0);
         }
-        self.dup_count.push(d.count);
-        for (m, c) in d.dist {
+        self.dup_count.push(count);
+        for &(m, c) in dist {
             self.dist_moves.push(m);
             self.dist_counts.push(c);
         }
@@ -398,9 +418,76 @@ impl SampleBuf {
         self.dist_off.extend(o.dist_off.iter().skip(1).map(|x| x + dbase));
     }
 
-    /// Builds an Arrow batch of all rows.
-    pub fn to_batch(&self) -> RecordBatch {
+    /// Builds an Arrow batch of all rows, consuming the buffer: the large columns
+    /// (boards, history, hashes, numbers, distributions) become Arrow buffers without
+    /// a copy.
+    pub fn into_batch(mut self) -> RecordBatch {
         let n = self.len();
+        let with_dup = !self.dup_count.is_empty();
+        let with_tags = !self.tags.is_empty();
+        let with_infl = !self.infl_counts.is_empty();
+        // Moved-out columns (zero-copy).
+        let offsets =
+            |v: &[u32]| OffsetBuffer::new(ScalarBuffer::from(v.iter().map(|&x| x as i32).collect::<Vec<i32>>()));
+        let fixed =
+            |w: usize| OffsetBuffer::new(ScalarBuffer::from((0..=n).map(|i| (i * w) as i32).collect::<Vec<i32>>()));
+        let item = |t: DataType| Arc::new(Field::new("item", t, false));
+        let board: ArrayRef =
+            Arc::new(BinaryArray::new(fixed(NN), Buffer::from_vec(std::mem::take(&mut self.boards)), None));
+        let hash: ArrayRef = Arc::new(FixedSizeBinaryArray::new(16, Buffer::from_vec(self.hash.concat()), None));
+        let move_number: ArrayRef = Arc::new(UInt16Array::from(std::mem::take(&mut self.move_number)));
+        let to_play_col: ArrayRef = Arc::new(UInt8Array::from(self.to_play.clone()));
+        let hist: ArrayRef = Arc::new(ListArray::new(
+            item(DataType::UInt16),
+            offsets(&self.history_off),
+            Arc::new(UInt16Array::from(std::mem::take(&mut self.history))),
+            None,
+        ));
+        let mv: ArrayRef = Arc::new(UInt16Array::from(self.moves.clone()));
+        let (dup, dmoves, dcounts): (ArrayRef, ArrayRef, ArrayRef) = if with_dup {
+            (
+                Arc::new(UInt32Array::from(std::mem::take(&mut self.dup_count))),
+                Arc::new(ListArray::new(
+                    item(DataType::UInt16),
+                    offsets(&self.dist_off),
+                    Arc::new(UInt16Array::from(std::mem::take(&mut self.dist_moves))),
+                    None,
+                )),
+                Arc::new(ListArray::new(
+                    item(DataType::UInt32),
+                    offsets(&self.dist_off),
+                    Arc::new(UInt32Array::from(std::mem::take(&mut self.dist_counts))),
+                    None,
+                )),
+            )
+        } else {
+            // No dedup: every row is its own position, played once.
+            (
+                Arc::new(UInt32Array::from(vec![1u32; n])),
+                Arc::new(ListArray::new(
+                    item(DataType::UInt16),
+                    fixed(1),
+                    Arc::new(UInt16Array::from(self.moves.clone())),
+                    None,
+                )),
+                Arc::new(ListArray::new(
+                    item(DataType::UInt32),
+                    fixed(1),
+                    Arc::new(UInt32Array::from(vec![1u32; n])),
+                    None,
+                )),
+            )
+        };
+        let infl_areas: ArrayRef = if with_infl {
+            Arc::new(BinaryArray::new(fixed(NN), Buffer::from_vec(std::mem::take(&mut self.infl_areas)), None))
+        } else {
+            arrow_array::new_null_array(&DataType::Binary, n)
+        };
+        let symcol: ArrayRef = Arc::new(if self.sym.is_empty() {
+            UInt8Array::from(vec![0u8; n])
+        } else {
+            UInt8Array::from(std::mem::take(&mut self.sym))
+        });
         let g = |i: usize| &self.games[self.game[i] as usize];
         // Builders sized up front: growing them by doubling was a visible share of the
         // stage's time (copies and page faults).
@@ -413,16 +500,9 @@ impl SampleBuf {
         let mut game_id = strings(|g| g.game_id.len());
         let mut source = strings(|g| g.source.len());
         let mut game_index = UInt32Builder::with_capacity(n);
-        let mut move_number = UInt16Builder::with_capacity(n);
-        let mut hash = FixedSizeBinaryBuilder::with_capacity(n, 16);
-        let mut board = BinaryBuilder::with_capacity(n, n * NN);
-        let mut to_play = UInt8Builder::with_capacity(n);
         let mut ko = UInt16Builder::with_capacity(n);
-        let mut hist = ListBuilder::with_capacity(UInt16Builder::with_capacity(self.history.len()), n)
-            .with_field(Arc::new(Field::new("item", DataType::UInt16, false)));
         let mut pb = UInt16Builder::with_capacity(n);
         let mut pw = UInt16Builder::with_capacity(n);
-        let mut mv = UInt16Builder::with_capacity(n);
         let mut mrow = UInt8Builder::with_capacity(n);
         let mut mcol = UInt8Builder::with_capacity(n);
         let mut msgf = StringBuilder::with_capacity(n, 2 * n);
@@ -441,23 +521,12 @@ impl SampleBuf {
         let mut date = strings(|g| g.date.as_ref().map_or(0, |x| x.len()));
         let mut is_winner = BooleanBuilder::with_capacity(n);
         let mut split = StringBuilder::with_capacity(n, 5 * n);
-        let mut dup = UInt32Builder::with_capacity(n);
-        let nd = self.dist_moves.len().max(n);
-        let mut dmoves = ListBuilder::with_capacity(UInt16Builder::with_capacity(nd), n)
-            .with_field(Arc::new(Field::new("item", DataType::UInt16, false)));
-        let mut dcounts = ListBuilder::with_capacity(UInt32Builder::with_capacity(nd), n)
-            .with_field(Arc::new(Field::new("item", DataType::UInt32, false)));
-        let mut symcol = UInt8Builder::with_capacity(n);
-        let with_dup = !self.dup_count.is_empty();
-        let with_tags = !self.tags.is_empty();
         let mut tmask = UInt32Builder::with_capacity(n);
         let mut tnames = ListBuilder::with_capacity(StringBuilder::with_capacity(n, 12 * n), n)
             .with_field(Arc::new(Field::new("item", DataType::Utf8, false)));
         let mut tcap = UInt16Builder::with_capacity(n);
         let mut tsa = UInt16Builder::with_capacity(n);
         let mut ttac = BooleanBuilder::with_capacity(n);
-        let with_infl = !self.infl_counts.is_empty();
-        let mut iareas = BinaryBuilder::new();
         let mut iblack = UInt16Builder::with_capacity(n);
         let mut iwhite = UInt16Builder::with_capacity(n);
         for i in 0..n {
@@ -465,18 +534,10 @@ impl SampleBuf {
             game_id.append_value(&gi.game_id);
             source.append_value(&gi.source);
             game_index.append_value(gi.game_index);
-            move_number.append_value(self.move_number[i]);
-            hash.append_value(self.hash[i]).expect("invariant: 16 bytes");
-            board.append_value(&self.boards[i * NN..(i + 1) * NN]);
-            to_play.append_value(self.to_play[i]);
             ko.append_option(self.ko[i]);
-            let (a, b) = (self.history_off[i] as usize, self.history_off[i + 1] as usize);
-            hist.values().append_slice(&self.history[a..b]);
-            hist.append(true);
             pb.append_value(self.prisoners[i][0]);
             pw.append_value(self.prisoners[i][1]);
             let m = self.moves[i];
-            mv.append_value(m);
             let mm = Move::from_index(m).expect("invariant: valid move index");
             match mm {
                 Move::Play(p) => {
@@ -505,19 +566,6 @@ impl SampleBuf {
             let side = if self.to_play[i] == 1 { "B" } else { "W" };
             is_winner.append_value(gi.winner.as_deref() == Some(side));
             split.append_value(gi.split);
-            if with_dup {
-                dup.append_value(self.dup_count[i]);
-                let (a, b) = (self.dist_off[i] as usize, self.dist_off[i + 1] as usize);
-                dmoves.values().append_slice(&self.dist_moves[a..b]);
-                dcounts.values().append_slice(&self.dist_counts[a..b]);
-            } else {
-                dup.append_value(1);
-                dmoves.values().append_value(m);
-                dcounts.values().append_value(1);
-            }
-            dmoves.append(true);
-            dcounts.append(true);
-            symcol.append_value(self.symmetry(i));
             if with_tags {
                 let (mask, cap, sa) = self.tags[i];
                 tmask.append_value(mask);
@@ -538,11 +586,9 @@ impl SampleBuf {
                 ttac.append_null();
             }
             if with_infl {
-                iareas.append_value(&self.infl_areas[i * NN..(i + 1) * NN]);
                 iblack.append_value(self.infl_counts[i].0);
                 iwhite.append_value(self.infl_counts[i].1);
             } else {
-                iareas.append_null();
                 iblack.append_null();
                 iwhite.append_null();
             }
@@ -551,15 +597,15 @@ impl SampleBuf {
             Arc::new(game_id.finish()),
             Arc::new(source.finish()),
             Arc::new(game_index.finish()),
-            Arc::new(move_number.finish()),
-            Arc::new(hash.finish()),
-            Arc::new(board.finish()),
-            Arc::new(to_play.finish()),
+            move_number,
+            hash,
+            board,
+            to_play_col,
             Arc::new(ko.finish()),
-            Arc::new(hist.finish()),
+            hist,
             Arc::new(pb.finish()),
             Arc::new(pw.finish()),
-            Arc::new(mv.finish()),
+            mv,
             Arc::new(mrow.finish()),
             Arc::new(mcol.finish()),
             Arc::new(msgf.finish()),
@@ -578,16 +624,16 @@ impl SampleBuf {
             Arc::new(date.finish()),
             Arc::new(is_winner.finish()),
             Arc::new(split.finish()),
-            Arc::new(dup.finish()),
-            Arc::new(dmoves.finish()),
-            Arc::new(dcounts.finish()),
-            Arc::new(symcol.finish()),
+            dup,
+            dmoves,
+            dcounts,
+            symcol,
             Arc::new(tmask.finish()),
             Arc::new(tnames.finish()),
             Arc::new(tcap.finish()),
             Arc::new(tsa.finish()),
             Arc::new(ttac.finish()),
-            Arc::new(iareas.finish()),
+            infl_areas,
             Arc::new(iblack.finish()),
             Arc::new(iwhite.finish()),
         ];

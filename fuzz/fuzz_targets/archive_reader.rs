@@ -9,7 +9,14 @@ fuzz_target!(|data: &[u8]| {
     let name = names[data.first().copied().unwrap_or(0) as usize % names.len()];
     let p = dir.join(name);
     if std::fs::write(&p, data).is_ok() {
-        let limits = kibo::input::Limits { max_member_bytes: 1 << 20, max_archive_bytes: 16 << 20, max_nesting: 3 };
+        // Small caps so that the limit paths (member, archive, ratio, nesting) are hit.
+        let limits = kibo::input::Limits {
+            max_member_bytes: 1 << 20,
+            max_archive_bytes: 16 << 20,
+            max_nesting: 3,
+            max_ratio: 50,
+            ..Default::default()
+        };
         kibo::input::walk(&[p.clone()], &limits, |_| {});
         let _ = std::fs::remove_file(&p);
     }

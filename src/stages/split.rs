@@ -299,6 +299,7 @@ pub fn replay_game_as(g: &GameRow, cfg: &SplitConfig, seed: u64, buf_mode: BufMo
         split: assign_split(&g.game_id, seed, cfg.split_ratios),
     };
     let mut buf = SampleBuf::with_mode(buf_mode);
+    buf.reserve(keep.iter().filter(|&&k| k).count(), cfg.tags);
     buf.begin_game(info);
     let mut cells = [0u8; NN];
     let mut hist: Vec<u16> = Vec::with_capacity(n);
@@ -654,13 +655,22 @@ pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport>
         } else {
             ShardSink::Inline(writer)
         };
+        let mut dist: Vec<(u16, u32)> = Vec::new();
         let written = for_each_chunk(out, |games, first| {
             // With dedup, only kept rows need a hash: exact mode takes it from the index
             // (pass 1 computed it), symmetry mode computes it for kept rows only.
             let mode = if cursor.is_some() { BufMode::NoHash } else { BufMode::Full };
             let results = replay_chunk(games, &skip, first, sc, seed, mode, symmetry);
-            // One buffer per split: shards are partitioned by split (part-train-*, …).
+            // One buffer per split: shards are partitioned by split (part-train-*, …),
+            // each sized for all of its games' samples.
             let mut kept: [SampleBuf; 3] = Default::default();
+            for (g, r) in games.iter().zip(&results) {
+                if let Some(Replayed::Ok { samples, .. }) = r {
+                    let split = assign_split(&g.game_id, seed, sc.split_ratios);
+                    let k = SPLITS.iter().position(|s| *s == split).expect("invariant: known split");
+                    kept[k].reserve(samples.len(), sc.tags);
+                }
+            }
             for (g, r) in games.iter().zip(results) {
                 let Some(r) = r else { continue };
                 if !counted {
@@ -687,18 +697,19 @@ pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport>
                         let mut n = 0;
                         for i in 0..samples.len() {
                             let Some(k) = cur.get(row + i as u64)? else { continue };
-                            let s_inv = crate::coord::symmetry_inverse(samples.symmetry(i));
-                            let mut dist: Vec<(u16, u32)> = k
-                                .dist
-                                .iter()
-                                .map(|&(m, c)| (if symmetry { crate::coord::symmetry_index(m, s_inv) } else { m }, c))
-                                .collect();
-                            dist.sort_unstable();
                             if n == 0 {
                                 dst.begin_game(samples.game_of(i).clone());
                             }
-                            let hash = if symmetry { samples.compute_hash(i) } else { k.key };
-                            dst.push_kept(&samples, i, hash, crate::samples::DupInfo { count: k.count, dist });
+                            if symmetry {
+                                // The distribution is in the canonical frame: map it to the row's.
+                                let s_inv = crate::coord::symmetry_inverse(samples.symmetry(i));
+                                dist.clear();
+                                dist.extend(k.dist.iter().map(|&(m, c)| (crate::coord::symmetry_index(m, s_inv), c)));
+                                dist.sort_unstable();
+                                dst.push_kept(&samples, i, samples.compute_hash(i), k.count, &dist);
+                            } else {
+                                dst.push_kept(&samples, i, k.key, k.count, k.dist);
+                            }
                             n += 1;
                         }
                         row += samples.len() as u64;
@@ -712,7 +723,7 @@ pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport>
             }
             progress.add(games.len() as u64);
             let batches: Vec<Option<arrow_array::RecordBatch>> =
-                kept.par_iter().map(|k| (!k.is_empty()).then(|| k.to_batch())).collect();
+                kept.into_par_iter().map(|k| (!k.is_empty()).then(|| k.into_batch())).collect();
             let parts: Vec<(&'static str, arrow_array::RecordBatch)> =
                 SPLITS.iter().zip(batches).filter_map(|(s, b)| b.map(|b| (*s, b))).collect();
             sink.send(parts)
