@@ -99,6 +99,18 @@ impl Move {
     }
 }
 
+/// SGF and GTP text of every move index (`0..=PASS`), built once from
+/// [`Move::to_sgf`] and [`Move::to_gtp`], for writers that need them per sample.
+pub fn move_texts() -> &'static [(String, String)] {
+    static T: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
+    T.get_or_init(|| {
+        (0..=PASS)
+            .map(|i| Move::from_index(i).expect("invariant: index in range"))
+            .map(|m| (m.to_sgf(), m.to_gtp()))
+            .collect()
+    })
+}
+
 /// Applies board symmetry `s` (0..8) to a point, KataGo's convention
 /// (`SymmetryHelpers::getSymLoc`): bit 0 flips rows (y), bit 1 flips columns (x),
 /// bit 2 transposes; flips are applied first. `s = 0` is the identity.

@@ -153,6 +153,12 @@ pub struct DedupIndex {
     max_row: u64,
 }
 
+/// Sorts observations by (key, row): the same order as `Obs`'s `Ord` (rows are unique),
+/// with the key compared as one integer.
+fn sort_obs(v: &mut [Obs]) {
+    v.sort_unstable_by_key(|o| (u128::from_be_bytes(o.key), o.row));
+}
+
 /// Groups sorted observations and adds one kept row per key to `out`.
 fn aggregate(sorted: &[Obs], out: &mut KeptList) {
     let mut i = 0;
@@ -232,7 +238,7 @@ impl DedupIndex {
     /// Aggregates everything and returns the cursor for pass 2.
     pub fn finish(mut self) -> std::io::Result<(KeptCursor, DedupStats)> {
         if !self.stats.spilled {
-            self.buf.sort_unstable();
+            sort_obs(&mut self.buf);
             let mut kept = KeptList::default();
             aggregate(&self.buf, &mut kept);
             self.buf = Vec::new();
@@ -269,7 +275,7 @@ impl DedupIndex {
             self.stats.peak_memory_bytes =
                 self.stats.peak_memory_bytes.max((bytes.len() + obs.len() * std::mem::size_of::<Obs>()) as u64);
             drop(bytes);
-            obs.sort_unstable();
+            sort_obs(&mut obs);
             kept.rows.clear();
             kept.dist.clear();
             aggregate(&obs, &mut kept);

@@ -426,6 +426,7 @@ impl SampleBuf {
         let with_dup = !self.dup_count.is_empty();
         let with_tags = !self.tags.is_empty();
         let with_infl = !self.infl_counts.is_empty();
+        let texts = crate::coord::move_texts();
         // Moved-out columns (zero-copy).
         let offsets =
             |v: &[u32]| OffsetBuffer::new(ScalarBuffer::from(v.iter().map(|&x| x as i32).collect::<Vec<i32>>()));
@@ -549,8 +550,9 @@ impl SampleBuf {
                     mcol.append_null();
                 }
             }
-            msgf.append_value(mm.to_sgf());
-            mgtp.append_value(mm.to_gtp());
+            let (t_sgf, t_gtp) = &texts[m as usize];
+            msgf.append_value(t_sgf);
+            mgtp.append_value(t_gtp);
             komi.append_option(gi.komi);
             handicap.append_value(gi.handicap);
             rules.append_option(gi.rules.as_deref());

@@ -438,19 +438,29 @@ pub fn replay_game_as(g: &GameRow, cfg: &SplitConfig, seed: u64, buf_mode: BufMo
     }
 }
 
-/// Streams the games table in chunks of 256 games (bounded memory); `f` gets each
-/// chunk with the games' row numbers in the table.
+/// Games per chunk, at most.
+const CHUNK_GAMES: usize = 256;
+/// Moves per chunk, at most (give or take one game): a chunk's samples live in memory
+/// in up to three forms (replayed, kept, Arrow batch in the writer), ~1 KB each, so
+/// this bounds the stage's memory whatever the games' lengths.
+const CHUNK_MOVES: usize = 48 * 1024;
+
+/// Streams the games table in chunks of at most [`CHUNK_GAMES`] games and about
+/// [`CHUNK_MOVES`] moves (bounded memory); `f` gets each chunk with the games' row
+/// numbers in the table.
 fn for_each_chunk(out: &Path, mut f: impl FnMut(&[GameRow], u64) -> anyhow::Result<()>) -> anyhow::Result<()> {
     let mut pending: Vec<GameRow> = Vec::new();
+    let mut moves = 0usize;
     let mut first = 0u64;
     read_table(out, "games", |b| {
-        let mut rows = games_from_batch(&b)?.into_iter().peekable();
-        while rows.peek().is_some() {
-            pending.extend(rows.by_ref().take(256 - pending.len()));
-            if pending.len() >= 256 {
+        for g in games_from_batch(&b)? {
+            moves += g.moves.len();
+            pending.push(g);
+            if pending.len() >= CHUNK_GAMES || moves >= CHUNK_MOVES {
                 f(&pending, first)?;
                 first += pending.len() as u64;
                 pending.clear();
+                moves = 0;
             }
         }
         Ok(())
@@ -664,12 +674,15 @@ pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport>
             // One buffer per split: shards are partitioned by split (part-train-*, …),
             // each sized for all of its games' samples.
             let mut kept: [SampleBuf; 3] = Default::default();
+            let mut rows = [0usize; 3];
             for (g, r) in games.iter().zip(&results) {
                 if let Some(Replayed::Ok { samples, .. }) = r {
                     let split = assign_split(&g.game_id, seed, sc.split_ratios);
-                    let k = SPLITS.iter().position(|s| *s == split).expect("invariant: known split");
-                    kept[k].reserve(samples.len(), sc.tags);
+                    rows[SPLITS.iter().position(|s| *s == split).expect("invariant: known split")] += samples.len();
                 }
+            }
+            for (k, n) in kept.iter_mut().zip(rows) {
+                k.reserve(n, sc.tags);
             }
             for (g, r) in games.iter().zip(results) {
                 let Some(r) = r else { continue };
