@@ -17,10 +17,15 @@ use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
+use parquet::arrow::arrow_writer::{
+    compute_leaves, ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn, ArrowRowGroupWriterFactory,
+};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use parquet::file::writer::SerializedFileWriter;
+use rayon::prelude::*;
 
 /// Version of every table schema kibo writes. Bump on any column change.
 pub const SCHEMA_VERSION: &str = "1";
@@ -78,7 +83,7 @@ pub struct TableWriter {
     props: WriterProperties,
     opts: TableOptions,
     /// Open shard per partition key ("" = unpartitioned): writer, rows, index in `shards`.
-    current: std::collections::BTreeMap<String, (ArrowWriter<File>, u64, usize)>,
+    current: std::collections::BTreeMap<String, (Shard, u64, usize)>,
     /// Shards per partition key so far.
     counts: std::collections::BTreeMap<String, usize>,
     shards: Vec<(String, u64)>,
@@ -188,14 +193,14 @@ impl TableWriter {
                     if key.is_empty() { format!("part-{n:05}.parquet") } else { format!("part-{key}-{n:05}.parquet") };
                 *n += 1;
                 let f = File::create(self.staging.join(&file_name))?;
-                let w = ArrowWriter::try_new(f, self.schema.clone(), Some(self.props.clone())).map_err(io_err)?;
+                let w = Shard::new(f, self.schema.clone(), self.props.clone(), self.opts.row_group_rows)?;
                 self.shards.push((file_name, 0));
                 self.current.insert(key.to_string(), (w, 0, self.shards.len() - 1));
             }
             let (w, rows, _) = self.current.get_mut(key).expect("invariant: shard open");
             let room = self.opts.shard_rows as u64 - *rows;
             let take = room.min((batch.num_rows() - offset) as u64) as usize;
-            w.write(&batch.slice(offset, take)).map_err(io_err)?;
+            w.write(&batch.slice(offset, take))?;
             *rows += take as u64;
             offset += take;
             self.rows += take as u64;
@@ -208,16 +213,11 @@ impl TableWriter {
 
     fn close(&mut self, key: &str) -> std::io::Result<()> {
         if let Some((w, rows, idx)) = self.current.remove(key) {
-            let f = w.into_inner().map_err(io_err)?;
+            let f = w.finish()?;
             f.sync_all()?;
             self.shards[idx].1 = rows;
         }
         Ok(())
-    }
-
-    /// Bytes buffered in the open shards' current row groups.
-    pub fn buffered(&self) -> usize {
-        self.current.values().map(|(w, _, _)| w.in_progress_size()).sum()
     }
 
     /// Total rows written so far.
@@ -232,8 +232,8 @@ impl TableWriter {
             let empty = RecordBatch::new_empty(self.schema.clone());
             let file_name = "part-00000.parquet".to_string();
             let f = File::create(self.staging.join(&file_name))?;
-            let mut w = ArrowWriter::try_new(f, self.schema.clone(), Some(self.props.clone())).map_err(io_err)?;
-            w.write(&empty).map_err(io_err)?;
+            let mut w = Shard::new(f, self.schema.clone(), self.props.clone(), self.opts.row_group_rows)?;
+            w.write(&empty)?;
             self.shards.push((file_name, 0));
             self.current.insert(String::new(), (w, 0, 0));
         }
@@ -266,6 +266,81 @@ impl TableWriter {
             });
         }
         Ok(infos)
+    }
+}
+
+/// One open shard file. Columns are encoded in parallel on the current rayon pool
+/// (Parquet column chunks are independent), and the row group is assembled in column
+/// order, so the bytes are the same as [`ArrowWriter`]'s for the same batches whatever
+/// the thread count.
+struct Shard {
+    file: SerializedFileWriter<File>,
+    factory: ArrowRowGroupWriterFactory,
+    schema: SchemaRef,
+    /// Column writers of the row group in progress, and its rows.
+    writers: Option<Vec<ArrowColumnWriter>>,
+    rg_rows: usize,
+    rg_max: usize,
+}
+
+impl Shard {
+    fn new(f: File, schema: SchemaRef, props: WriterProperties, rg_max: usize) -> std::io::Result<Shard> {
+        // ArrowWriter sets up the file (with the Arrow schema in its metadata); its
+        // lower-level parts then take the columns one by one.
+        let (file, factory) = ArrowWriter::try_new(f, schema.clone(), Some(props))
+            .and_then(|w| w.into_serialized_writer())
+            .map_err(io_err)?;
+        Ok(Shard { file, factory, schema, writers: None, rg_rows: 0, rg_max: rg_max.max(1) })
+    }
+
+    fn write(&mut self, batch: &RecordBatch) -> std::io::Result<()> {
+        let mut off = 0;
+        while off < batch.num_rows() {
+            if self.writers.is_none() {
+                let index = self.file.flushed_row_groups().len();
+                self.writers = Some(self.factory.create_column_writers(index).map_err(io_err)?);
+            }
+            let take = (self.rg_max - self.rg_rows).min(batch.num_rows() - off);
+            let piece = batch.slice(off, take);
+            let leaves: Vec<Vec<ArrowLeafColumn>> = self
+                .schema
+                .fields()
+                .par_iter()
+                .zip(piece.columns().par_iter())
+                .map(|(f, c)| compute_leaves(f, c))
+                .collect::<Result<_, _>>()
+                .map_err(io_err)?;
+            let writers = self.writers.as_mut().expect("invariant: row group open");
+            writers
+                .par_iter_mut()
+                .zip(leaves.into_iter().flatten().collect::<Vec<_>>().par_iter())
+                .try_for_each(|(w, leaf)| w.write(leaf))
+                .map_err(io_err)?;
+            self.rg_rows += take;
+            off += take;
+            if self.rg_rows >= self.rg_max {
+                self.flush()?;
+            }
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let Some(writers) = self.writers.take() else { return Ok(()) };
+        let chunks: Vec<ArrowColumnChunk> =
+            writers.into_par_iter().map(|w| w.close()).collect::<Result<_, _>>().map_err(io_err)?;
+        let mut rg = self.file.next_row_group().map_err(io_err)?;
+        for c in chunks {
+            c.append_to_row_group(&mut rg).map_err(io_err)?;
+        }
+        rg.close().map_err(io_err)?;
+        self.rg_rows = 0;
+        Ok(())
+    }
+
+    fn finish(mut self) -> std::io::Result<File> {
+        self.flush()?;
+        self.file.into_inner().map_err(io_err)
     }
 }
 

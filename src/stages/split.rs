@@ -501,42 +501,6 @@ fn replay_chunk(
         .collect()
 }
 
-/// Where pass 2's batches go: the shard writer itself, or a thread that owns it.
-enum ShardSink<'scope> {
-    Inline(TableWriter),
-    Thread(
-        std::sync::mpsc::SyncSender<Vec<(&'static str, arrow_array::RecordBatch)>>,
-        std::thread::ScopedJoinHandle<'scope, std::io::Result<Vec<ShardInfo>>>,
-    ),
-}
-
-impl ShardSink<'_> {
-    fn send(&mut self, parts: Vec<(&'static str, arrow_array::RecordBatch)>) -> anyhow::Result<()> {
-        match self {
-            ShardSink::Inline(w) => {
-                for (split, b) in parts {
-                    w.write_part(split, &b)?;
-                }
-                Ok(())
-            }
-            ShardSink::Thread(tx, _) => tx.send(parts).map_err(|_| anyhow::anyhow!("the shard writer thread stopped")),
-        }
-    }
-
-    fn finish(self) -> anyhow::Result<Vec<ShardInfo>> {
-        match self {
-            ShardSink::Inline(w) => Ok(w.finish()?),
-            ShardSink::Thread(tx, h) => {
-                drop(tx);
-                match h.join() {
-                    Ok(r) => Ok(r?),
-                    Err(p) => std::panic::resume_unwind(p),
-                }
-            }
-        }
-    }
-}
-
 /// Runs the split stage on `out`'s games table.
 pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport> {
     crate::storage::clean_stale(out)?;
@@ -642,114 +606,109 @@ pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport>
             "tags.list.item",
         ],
     };
-    let writer = TableWriter::new(out, "samples", samples_schema(), opts)?;
-    // With more than one thread, Parquet encoding runs on its own thread, overlapped with
-    // the replay of the next chunk (batches go through a channel, in order, so the
-    // output does not depend on timing). With one thread it runs inline.
+    let mut writer = TableWriter::new(out, "samples", samples_schema(), opts)?;
+    // Chunk k's batches are encoded (columns in parallel) while chunk k + 1 is replayed:
+    // `rayon::join` on the stage's own pool, so `--threads` bounds both, and the
+    // batches reach the writer in order, so the bytes do not depend on timing.
     let mut row = 0u64;
-    let shards = std::thread::scope(|scope| -> anyhow::Result<Vec<ShardInfo>> {
-        let mut sink = if rayon::current_num_threads() > 1 {
-            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<(&'static str, arrow_array::RecordBatch)>>(1);
-            let mut w = writer;
-            ShardSink::Thread(
-                tx,
-                scope.spawn(move || -> std::io::Result<Vec<ShardInfo>> {
-                    for parts in rx {
-                        for (split, b) in parts {
-                            w.write_part(split, &b)?;
-                        }
-                    }
-                    w.finish()
-                }),
-            )
-        } else {
-            ShardSink::Inline(writer)
-        };
+    let mut pending: Vec<(&'static str, arrow_array::RecordBatch)> = Vec::new();
+    let write_parts = |w: &mut TableWriter, parts: &[(&'static str, arrow_array::RecordBatch)]| {
+        parts.iter().try_for_each(|(split, b)| w.write_part(split, b))
+    };
+    {
         let mut dist: Vec<(u16, u32)> = Vec::new();
-        let written = for_each_chunk(out, |games, first| {
-            // With dedup, only kept rows need a hash: exact mode takes it from the index
-            // (pass 1 computed it), symmetry mode computes it for kept rows only.
-            let mode = if cursor.is_some() { BufMode::NoHash } else { BufMode::Full };
-            let results = replay_chunk(games, &skip, first, sc, seed, mode, symmetry);
-            // One buffer per split: shards are partitioned by split (part-train-*, …),
-            // each sized for all of its games' samples.
-            let mut kept: [SampleBuf; 3] = Default::default();
-            let mut rows = [0usize; 3];
-            for (g, r) in games.iter().zip(&results) {
-                if let Some(Replayed::Ok { samples, .. }) = r {
-                    let split = assign_split(&g.game_id, seed, sc.split_ratios);
-                    rows[SPLITS.iter().position(|s| *s == split).expect("invariant: known split")] += samples.len();
-                }
-            }
-            for (k, n) in kept.iter_mut().zip(rows) {
-                k.reserve(n, sc.tags);
-            }
-            for (g, r) in games.iter().zip(results) {
-                let Some(r) = r else { continue };
-                if !counted {
-                    count_result(&mut report, &mut rejects, g, &r, sc, seed);
-                }
-                if let Replayed::Ok { tag_counts, .. } = &r {
-                    if sc.tags {
-                        for (b, name) in crate::tactics::TAG_NAMES.iter().enumerate() {
-                            *report.tag_counts.entry(name.to_string()).or_default() += tag_counts[b] as u64;
+        for_each_chunk(out, |games, first| {
+            let to_write = std::mem::take(&mut pending);
+            let (built, wrote) = rayon::join(
+                || -> anyhow::Result<Vec<(&'static str, arrow_array::RecordBatch)>> {
+                    // With dedup, only kept rows need a hash: exact mode takes it from the index
+                    // (pass 1 computed it), symmetry mode computes it for kept rows only.
+                    let mode = if cursor.is_some() { BufMode::NoHash } else { BufMode::Full };
+                    let results = replay_chunk(games, &skip, first, sc, seed, mode, symmetry);
+                    // One buffer per split: shards are partitioned by split (part-train-*, …),
+                    // each sized for all of its games' samples.
+                    let mut kept: [SampleBuf; 3] = Default::default();
+                    let mut rows = [0usize; 3];
+                    for (g, r) in games.iter().zip(&results) {
+                        if let Some(Replayed::Ok { samples, .. }) = r {
+                            let split = assign_split(&g.game_id, seed, sc.split_ratios);
+                            rows[SPLITS.iter().position(|s| *s == split).expect("invariant: known split")] +=
+                                samples.len();
                         }
-                        *report.tag_counts.entry("is_tactical".to_string()).or_default() += tag_counts[14] as u64;
                     }
-                }
-                let Replayed::Ok { samples, .. } = r else { continue };
-                let split = assign_split(&g.game_id, seed, sc.split_ratios);
-                let dst = &mut kept[SPLITS.iter().position(|s| *s == split).expect("invariant: known split")];
-                let written = match cursor.as_mut() {
-                    None => {
-                        let n = samples.len();
-                        dst.append(samples);
-                        n
+                    for (k, n) in kept.iter_mut().zip(rows) {
+                        k.reserve(n, sc.tags);
                     }
-                    Some(cur) => {
-                        let mut n = 0;
-                        for i in 0..samples.len() {
-                            let Some(k) = cur.get(row + i as u64)? else { continue };
-                            if n == 0 {
-                                dst.begin_game(samples.game_of(i).clone());
-                            }
-                            if symmetry {
-                                // The distribution is in the canonical frame: map it to the row's.
-                                let s_inv = crate::coord::symmetry_inverse(samples.symmetry(i));
-                                dist.clear();
-                                dist.extend(k.dist.iter().map(|&(m, c)| (crate::coord::symmetry_index(m, s_inv), c)));
-                                dist.sort_unstable();
-                                dst.push_kept(&samples, i, samples.compute_hash(i), k.count, &dist);
-                            } else {
-                                dst.push_kept(&samples, i, k.key, k.count, k.dist);
-                            }
-                            n += 1;
+                    for (g, r) in games.iter().zip(results) {
+                        let Some(r) = r else { continue };
+                        if !counted {
+                            count_result(&mut report, &mut rejects, g, &r, sc, seed);
                         }
-                        row += samples.len() as u64;
-                        n
+                        if let Replayed::Ok { tag_counts, .. } = &r {
+                            if sc.tags {
+                                for (b, name) in crate::tactics::TAG_NAMES.iter().enumerate() {
+                                    *report.tag_counts.entry(name.to_string()).or_default() += tag_counts[b] as u64;
+                                }
+                                *report.tag_counts.entry("is_tactical".to_string()).or_default() +=
+                                    tag_counts[14] as u64;
+                            }
+                        }
+                        let Replayed::Ok { samples, .. } = r else { continue };
+                        let split = assign_split(&g.game_id, seed, sc.split_ratios);
+                        let dst = &mut kept[SPLITS.iter().position(|s| *s == split).expect("invariant: known split")];
+                        let written = match cursor.as_mut() {
+                            None => {
+                                let n = samples.len();
+                                dst.append(samples);
+                                n
+                            }
+                            Some(cur) => {
+                                let mut n = 0;
+                                for i in 0..samples.len() {
+                                    let Some(k) = cur.get(row + i as u64)? else { continue };
+                                    if n == 0 {
+                                        dst.begin_game(samples.game_of(i).clone());
+                                    }
+                                    if symmetry {
+                                        // The distribution is in the canonical frame: map it to the row's.
+                                        let s_inv = crate::coord::symmetry_inverse(samples.symmetry(i));
+                                        dist.clear();
+                                        dist.extend(
+                                            k.dist.iter().map(|&(m, c)| (crate::coord::symmetry_index(m, s_inv), c)),
+                                        );
+                                        dist.sort_unstable();
+                                        dst.push_kept(&samples, i, samples.compute_hash(i), k.count, &dist);
+                                    } else {
+                                        dst.push_kept(&samples, i, k.key, k.count, k.dist);
+                                    }
+                                    n += 1;
+                                }
+                                row += samples.len() as u64;
+                                n
+                            }
+                        };
+                        if written > 0 {
+                            *report.samples_by_split.entry(split.to_string()).or_default() += written as u64;
+                            report.samples += written as u64;
+                        }
                     }
-                };
-                if written > 0 {
-                    *report.samples_by_split.entry(split.to_string()).or_default() += written as u64;
-                    report.samples += written as u64;
-                }
-            }
-            progress.add(games.len() as u64);
-            let batches: Vec<Option<arrow_array::RecordBatch>> =
-                kept.into_par_iter().map(|k| (!k.is_empty()).then(|| k.into_batch())).collect();
-            let parts: Vec<(&'static str, arrow_array::RecordBatch)> =
-                SPLITS.iter().zip(batches).filter_map(|(s, b)| b.map(|b| (*s, b))).collect();
-            sink.send(parts)
-        });
-        // The writer's own error explains a failed send best.
-        let shards = sink.finish();
-        written?;
-        shards
-    })?;
+                    progress.add(games.len() as u64);
+                    let batches: Vec<Option<arrow_array::RecordBatch>> =
+                        kept.into_par_iter().map(|k| (!k.is_empty()).then(|| k.into_batch())).collect();
+                    Ok(SPLITS.iter().zip(batches).filter_map(|(s, b)| b.map(|b| (*s, b))).collect())
+                },
+                || write_parts(&mut writer, &to_write),
+            );
+            wrote?;
+            pending = built?;
+            Ok(())
+        })?;
+    }
+    write_parts(&mut writer, &pending)?;
     drop(cursor);
     let _ = std::fs::remove_dir_all(&spill_dir);
     progress.finish();
-    report.shards = shards;
+    report.shards = writer.finish()?;
     let mut rw = TableWriter::new(
         out,
         "rejects",
