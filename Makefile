@@ -70,7 +70,7 @@ test-python: venv
 
 ## Benchmarks: print figures, assert nothing.
 bench: build venv
-	$(CARGO) bench --bench replay
+	RAYON_NUM_THREADS=1 KGS=$(KGS) $(CARGO) bench --bench micro
 	KIBO=$(KIBO) KGS=$(KGS) bash bench/e2e.sh
 	@if [ -d $(SHARED)/dev ]; then \
 	  $(KIBO) run --pipeline pipelines/dev.toml --out out/bench-dev -q && $(PY) bench/pruning.py out/bench-dev; \

@@ -48,6 +48,35 @@ measure "kibo filter, 1 thread        " f1 "$KIBO" filter --input "$KGS" --out "
 measure "kibo filter, all threads     " fN "$KIBO" filter --input "$KGS" --out "$OUT/fN" -q
 measure "kibo filter+split, 1 thread  " r1 "$KIBO" run --input "$KGS" --out "$OUT/r1" --threads 1 -q
 measure "kibo filter+split, all threads" rN "$KIBO" run --input "$KGS" --out "$OUT/rN" -q
+python3 - "$OUT" <<'PY'
+import json, os, sys
+o = sys.argv[1]
+a = json.load(open(os.path.join(o, "r1.timing.json"))); b = json.load(open(os.path.join(o, "rN.timing.json")))
+print(f"thread scaling ({os.cpu_count()} cores): all threads {a['wall'] / b['wall']:.2f}x faster than 1 thread (wall {a['wall']:.2f}s -> {b['wall']:.2f}s)")
+PY
+# Memory against corpus size: the same archive plus a mirrored copy of every game (new
+# games, new positions: twice the samples), dedup index capped at 8 MB so that it spills.
+python3 - "$KGS" "$OUT/mirror" <<'PY'
+import os, re, sys, tarfile
+src, dst = sys.argv[1:]
+os.makedirs(dst, exist_ok=True)
+flip = bytes.maketrans(b"abcdefghijklmnopqrs", b"srqponmlkjihgfedcba")
+paths = [src] if os.path.isfile(src) else [os.path.join(r, f) for r, _, fs in os.walk(src) for f in fs]
+n = 0
+for p in paths:
+    if not p.endswith((".tar.gz", ".tgz")):
+        continue
+    with tarfile.open(p) as t:
+        for m in t:
+            if m.isfile() and m.name.endswith(".sgf"):
+                data = t.extractfile(m).read()
+                data = re.sub(rb"\[([a-s][a-s])\]", lambda x: b"[" + x.group(1).translate(flip) + b"]", data)
+                n += 1
+                open(os.path.join(dst, f"m{n:06d}.sgf"), "wb").write(data)
+PY
+printf '[split]\ndedup_memory_mb = 8\n' > "$OUT/spill.toml"
+measure "kibo filter+split, dedup spilled, archive       " m1 "$KIBO" run --input "$KGS" --out "$OUT/m1" -q --pipeline "$OUT/spill.toml"
+measure "kibo filter+split, dedup spilled, archive+mirror" m2 "$KIBO" run --input "$KGS" --input "$OUT/mirror" --out "$OUT/m2" -q --pipeline "$OUT/spill.toml"
 printf '[split]\ntags = false\n' > "$OUT/notags.toml"
 measure "kibo filter+split, 1 thread, no tags" r1n "$KIBO" run --input "$KGS" --out "$OUT/r1n" --threads 1 -q --pipeline "$OUT/notags.toml"
 python3 - "$OUT" <<'PY'
