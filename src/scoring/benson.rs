@@ -65,6 +65,17 @@
 //! colours it is dame ([`Owner::Neutral`]); touching any unsettled chain, or holding dead
 //! stones that do not fit, it is [`Owner::Undecided`], and so are the unsettled stones.
 //! An area bordered by no stone at all (an empty board) is [`Owner::Neutral`].
+//!
+//! ## Implementation
+//! The position is read once, with bit sets of its points, into *blocks* (`Chains`):
+//! its chains and its empty areas (maximal connected sets of empty points), with how
+//! many points of each block touch each neighbouring block. Every region and area above
+//! is a union of whole blocks (a chain is living or not as a whole, and an empty area
+//! holds no stone), so the regions of each round are the connected components of a
+//! small graph of blocks (a player's regions once some of its chains are dead: those
+//! with none dead, joined through the dead chains), and what the rules ask of a region
+//! (its size, liberties, bordering chains, eye shape) is summed over its blocks instead
+//! of found by a new flood fill over its points.
 
 use crate::coord::{Point, N, NN};
 use crate::engine::{Board, Color, BLACK, EMPTY, WHITE};
@@ -79,7 +90,7 @@ pub const BIG_REGION: usize = 7;
 /// ends by itself long before; this is a bound on the work).
 const MAX_ROUNDS: usize = 16;
 
-/// "No region / no chain" in the `u32` label arrays.
+/// "No region / no chain / no block" in the `u32` label arrays.
 const NONE: u32 = u32::MAX;
 
 // ------------------------------------------------------------------- shared geometry
@@ -134,51 +145,281 @@ impl Pos {
     }
 }
 
-/// The chains of a position, by flood fill.
+/// A set of points of the 19×19 grid, one bit per [`Point::index`].
+#[derive(Clone, Copy, Default)]
+struct Bits([u64; WORDS]);
+
+/// Words of a [`Bits`].
+const WORDS: usize = NN.div_ceil(64);
+
+/// The points of column 0, of column `N - 1`, and all points.
+const COL_FIRST: Bits = Bits::column(0);
+const COL_LAST: Bits = Bits::column(N - 1);
+const ALL: Bits = {
+    let mut b = Bits([0; WORDS]);
+    let mut i = 0;
+    while i < NN {
+        b.0[i / 64] |= 1 << (i % 64);
+        i += 1;
+    }
+    b
+};
+
+impl Bits {
+    /// The points of column `col`.
+    const fn column(col: usize) -> Bits {
+        let mut b = Bits([0; WORDS]);
+        let mut i = col;
+        while i < NN {
+            b.0[i / 64] |= 1 << (i % 64);
+            i += N;
+        }
+        b
+    }
+
+    #[inline]
+    fn insert(&mut self, i: usize) {
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+
+    #[inline]
+    fn count(&self) -> u32 {
+        self.0.iter().map(|w| w.count_ones()).sum()
+    }
+
+    /// The lowest point of the set.
+    #[inline]
+    fn first(&self) -> Option<usize> {
+        let w = self.0.iter().position(|&w| w != 0)?;
+        Some(w * 64 + self.0[w].trailing_zeros() as usize)
+    }
+
+    /// The points of the set, ascending.
+    fn ones(self) -> impl Iterator<Item = usize> {
+        self.0.into_iter().enumerate().flat_map(|(w, mut word)| {
+            std::iter::from_fn(move || {
+                let bit = (word != 0).then(|| word.trailing_zeros() as usize)?;
+                word &= word - 1;
+                Some(w * 64 + bit)
+            })
+        })
+    }
+
+    /// The points of `self` not in `other`.
+    #[inline]
+    fn minus(self, other: Bits) -> Bits {
+        Bits(std::array::from_fn(|w| self.0[w] & !other.0[w]))
+    }
+
+    /// The set moved `k` points up the index order (`0 < k < 64`), points past the end
+    /// dropped.
+    #[inline]
+    fn shl(self, k: u32) -> Bits {
+        Bits(std::array::from_fn(|w| self.0[w] << k | if w > 0 { self.0[w - 1] >> (64 - k) } else { 0 })) & ALL
+    }
+
+    /// The set moved `k` points down the index order (`0 < k < 64`).
+    #[inline]
+    fn shr(self, k: u32) -> Bits {
+        Bits(std::array::from_fn(|w| self.0[w] >> k | if w + 1 < WORDS { self.0[w + 1] << (64 - k) } else { 0 }))
+    }
+
+    /// For each direction (up, left, right, down), the points of the grid whose
+    /// neighbour that way is in the set.
+    #[inline]
+    fn sides(self) -> [Bits; 4] {
+        [self.shl(N as u32), self.shl(1).minus(COL_FIRST), self.shr(1).minus(COL_LAST), self.shr(N as u32)]
+    }
+
+    /// The points of the grid next to a point of the set.
+    #[inline]
+    fn neighbours(self) -> Bits {
+        let [a, b, c, d] = self.sides();
+        a | b | c | d
+    }
+
+    /// The points of `self` connected to its point `s` within `self`.
+    fn fill(self, s: usize) -> Bits {
+        let mut f = Bits::default();
+        f.insert(s);
+        loop {
+            let g = (f | f.neighbours()) & self;
+            if g == f {
+                return f;
+            }
+            f = g;
+        }
+    }
+}
+
+impl PartialEq for Bits {
+    #[inline]
+    fn eq(&self, o: &Bits) -> bool {
+        // Word by word: a derived comparison calls `memcmp`.
+        self.0.iter().zip(&o.0).fold(0, |acc, (a, b)| acc | (a ^ b)) == 0
+    }
+}
+
+impl std::ops::BitAnd for Bits {
+    type Output = Bits;
+    #[inline]
+    fn bitand(self, o: Bits) -> Bits {
+        Bits(std::array::from_fn(|w| self.0[w] & o.0[w]))
+    }
+}
+
+impl std::ops::BitOr for Bits {
+    type Output = Bits;
+    #[inline]
+    fn bitor(self, o: Bits) -> Bits {
+        Bits(std::array::from_fn(|w| self.0[w] | o.0[w]))
+    }
+}
+
+impl std::ops::BitOrAssign for Bits {
+    #[inline]
+    fn bitor_assign(&mut self, o: Bits) {
+        *self = *self | o;
+    }
+}
+
+/// How a block touches one of its neighbouring blocks.
+#[derive(Clone, Copy)]
+struct Link {
+    /// The neighbouring block.
+    to: u32,
+    /// Points of `to` next to this block (for a chain: its liberties in `to`, once the
+    /// stones of `to` are gone).
+    theirs: u16,
+}
+
+/// The blocks of a position: its chains, numbered `0..len()` in the order of their
+/// first point, then its empty areas (maximal connected sets of empty points), numbered
+/// `len()..blocks()` likewise; and which blocks touch.
 pub(crate) struct Chains {
     /// Chain of each stone; [`NONE`] on empty and off-board points.
     pub(crate) label: [u32; NN],
-    /// Colour of each chain (`1` or `2`).
+    /// Block of each on-board point; [`NONE`] off the board.
+    block: [u32; NN],
+    /// Colour of each block: `1` or `2` for a chain, `0` for an empty area.
     pub(crate) color: Vec<u8>,
-    /// Stones of each chain, ascending.
-    pub(crate) stones: Vec<Vec<usize>>,
+    /// Number of chains.
+    nch: usize,
+    /// Points of each block.
+    mask: Vec<Bits>,
+    /// Points of block `b`, ascending: `pts[start[b]..start[b + 1]]`.
+    start: Vec<u32>,
+    pts: Vec<u16>,
+    /// Blocks touching block `b`: `links[lstart[b]..lstart[b + 1]]`, each once.
+    lstart: Vec<u32>,
+    links: Vec<Link>,
+    /// Per block: its points with no black neighbour, with no white neighbour.
+    far: Vec<[u16; 2]>,
+    /// Per block: an empty area in a shape that makes two eyes ([`two_eye_shape`]).
+    eye2: Vec<bool>,
+    /// Joining points of chain `c` (rule 1, *connected*): `joins[jstart[c]..jstart[c +
+    /// 1]]`, the empty points next to it and to another chain of its colour, with no
+    /// opponent neighbour and at most one empty neighbour.
+    jstart: Vec<u32>,
+    joins: Vec<u16>,
 }
 
 impl Chains {
-    /// Labels every chain of `pos`.
+    /// Finds the blocks of `pos` and how they touch.
     pub(crate) fn new(pos: &Pos) -> Chains {
-        let mut label = [NONE; NN];
-        let mut color = Vec::new();
-        let mut stones = Vec::new();
-        let mut stack = Vec::with_capacity(NN);
-        for start in 0..NN {
-            let c = pos.cells[start];
-            if !pos.on[start] || c == EMPTY || label[start] != NONE {
-                continue;
+        // Points by content: empty, black, white.
+        let mut by = [Bits::default(); 3];
+        for i in 0..NN {
+            if pos.on[i] {
+                by[pos.cells[i] as usize].insert(i);
             }
-            let id = color.len() as u32;
-            let mut list = Vec::new();
-            label[start] = id;
-            stack.push(start);
-            while let Some(s) = stack.pop() {
-                list.push(s);
-                for q in pos.adj(s) {
-                    if pos.cells[q] == c && label[q] == NONE {
-                        label[q] = id;
-                        stack.push(q);
+        }
+        let on = by[0] | by[1] | by[2];
+
+        // Blocks: chains first, then empty areas, each from its lowest point.
+        let mut block = [NONE; NN];
+        let mut color = Vec::new();
+        let mut mask = Vec::new();
+        let mut start = Vec::new();
+        let mut pts: Vec<u16> = Vec::with_capacity(NN);
+        for mut todo in [by[1] | by[2], by[0]] {
+            while let Some(s) = todo.first() {
+                let c = pos.cells[s];
+                let m = by[c as usize].fill(s);
+                todo = todo.minus(m);
+                start.push(pts.len() as u32);
+                for p in m.ones() {
+                    block[p] = color.len() as u32;
+                    pts.push(p as u16);
+                }
+                color.push(c);
+                mask.push(m);
+            }
+        }
+        start.push(pts.len() as u32);
+        let nch = color.iter().take_while(|&&c| c != EMPTY).count();
+        let nblk = color.len();
+        let mut label = [NONE; NN];
+        for i in 0..NN {
+            if block[i] < nch as u32 {
+                label[i] = block[i];
+            }
+        }
+
+        // Links: the points around a block, one neighbouring block at a time.
+        let mut lstart = Vec::with_capacity(nblk + 1);
+        let mut links: Vec<Link> = Vec::with_capacity(8 * nblk);
+        let near = [by[1].neighbours(), by[2].neighbours()];
+        let mut far = Vec::with_capacity(nblk);
+        for m in &mask {
+            lstart.push(links.len() as u32);
+            let mut around = (m.neighbours() & on).minus(*m);
+            while let Some(q) = around.first() {
+                let n = block[q] as usize;
+                links.push(Link { to: n as u32, theirs: (around & mask[n]).count() as u16 });
+                around = around.minus(mask[n]);
+            }
+            far.push([m.minus(near[0]).count() as u16, m.minus(near[1]).count() as u16]);
+        }
+        lstart.push(links.len() as u32);
+        let eye2 =
+            (0..nblk).map(|b| b >= nch && two_eye_shape(pos, &pts[start[b] as usize..start[b + 1] as usize])).collect();
+
+        // Joining points, as (chain, point) pairs sorted by chain.
+        let [a, b, c, d] = by[0].sides();
+        let crowded = (a & b) | (a & c) | (a & d) | (b & c) | (b & d) | (c & d);
+        let mut pairs: Vec<(u32, u16)> = Vec::new();
+        for col in [BLACK, WHITE] {
+            let opp = 3 - col;
+            for p in (by[0] & near[col as usize - 1]).minus(near[opp as usize - 1] | crowded).ones() {
+                let (mut chains, mut n) = ([NONE; 4], 0);
+                for q in pos.adj(p) {
+                    if pos.cells[q] == col && !chains[..n].contains(&label[q]) {
+                        chains[n] = label[q];
+                        n += 1;
                     }
                 }
+                if n >= 2 {
+                    pairs.extend(chains[..n].iter().map(|&c| (c, p as u16)));
+                }
             }
-            list.sort_unstable();
-            color.push(c);
-            stones.push(list);
         }
-        Chains { label, color, stones }
+        pairs.sort_unstable();
+        let mut jstart = Vec::with_capacity(nch + 1);
+        let mut k = 0;
+        for c in 0..=nch {
+            while k < pairs.len() && (pairs[k].0 as usize) < c {
+                k += 1;
+            }
+            jstart.push(k as u32);
+        }
+        let joins = pairs.iter().map(|&(_, p)| p).collect();
+        Chains { label, block, color, nch, mask, start, pts, lstart, links, far, eye2, jstart, joins }
     }
 
     /// Number of chains.
     pub(crate) fn len(&self) -> usize {
-        self.color.len()
+        self.nch
     }
 
     /// Chain of the stone at `i`, if any.
@@ -187,62 +428,143 @@ impl Chains {
         let l = self.label[i];
         (l != NONE).then_some(l as usize)
     }
+
+    /// Number of blocks (chains and empty areas).
+    fn blocks(&self) -> usize {
+        self.color.len()
+    }
+
+    /// Points of block `b` (the stones of a chain), ascending.
+    #[inline]
+    fn points(&self, b: usize) -> &[u16] {
+        &self.pts[self.start[b] as usize..self.start[b + 1] as usize]
+    }
+
+    /// Number of points of block `b`.
+    #[inline]
+    fn size(&self, b: usize) -> u32 {
+        self.start[b + 1] - self.start[b]
+    }
+
+    /// The joining points of chain `c`: empty points next to it and to another chain
+    /// of its colour, with no opponent neighbour and at most one empty one.
+    #[inline]
+    fn joins(&self, c: usize) -> &[u16] {
+        &self.joins[self.jstart[c] as usize..self.jstart[c + 1] as usize]
+    }
+
+    /// Blocks touching block `b`.
+    #[inline]
+    fn links(&self, b: usize) -> &[Link] {
+        &self.links[self.lstart[b] as usize..self.lstart[b + 1] as usize]
+    }
+
+    /// Whether block `b` is a chain of colour `col` not marked in `dead` (indexed by
+    /// chain).
+    #[inline]
+    fn living(&self, b: usize, col: u8, dead: &[bool]) -> bool {
+        self.color[b] == col && !dead[b]
+    }
 }
 
-/// Connected components of the on-board points for which `inside` holds.
-pub(crate) struct Regions {
-    /// Component of each point; [`NONE`] where `inside` is false.
-    pub(crate) id: [u32; NN],
-    /// Points of each component.
-    pub(crate) pts: Vec<Vec<usize>>,
+/// Root of `x` in the union-find forest `parent` (with path halving).
+fn find(parent: &mut [u32], mut x: u32) -> u32 {
+    while parent[x as usize] != x {
+        parent[x as usize] = parent[parent[x as usize] as usize];
+        x = parent[x as usize];
+    }
+    x
+}
+
+/// Connected components of the blocks for which `inside` holds.
+#[derive(Clone)]
+struct Regions {
+    /// Component of each block; [`NONE`] where `inside` is false.
+    of: Vec<u32>,
+    /// Number of components.
+    n: usize,
 }
 
 impl Regions {
-    /// Components of the points where `inside(i)` holds.
-    pub(crate) fn new(pos: &Pos, inside: impl Fn(usize) -> bool) -> Regions {
-        let mut id = [NONE; NN];
-        let mut pts = Vec::new();
-        let mut stack = Vec::with_capacity(NN);
-        for start in 0..NN {
-            if !pos.on[start] || id[start] != NONE || !inside(start) {
+    /// Components of the blocks where `inside(b)` holds.
+    fn new(ch: &Chains, inside: impl Fn(usize) -> bool) -> Regions {
+        let nblk = ch.blocks();
+        let mut of = vec![NONE; nblk];
+        let mut n = 0;
+        let mut stack = Vec::with_capacity(nblk);
+        for b in 0..nblk {
+            if of[b] != NONE || !inside(b) {
                 continue;
             }
-            let r = pts.len() as u32;
-            let mut list = Vec::new();
-            id[start] = r;
-            stack.push(start);
-            while let Some(p) = stack.pop() {
-                list.push(p);
-                for q in pos.adj(p) {
-                    if id[q] == NONE && inside(q) {
-                        id[q] = r;
-                        stack.push(q);
+            of[b] = n as u32;
+            stack.push(b);
+            while let Some(x) = stack.pop() {
+                for l in ch.links(x) {
+                    let y = l.to as usize;
+                    if of[y] == NONE && inside(y) {
+                        of[y] = n as u32;
+                        stack.push(y);
                     }
                 }
             }
-            pts.push(list);
+            n += 1;
         }
-        Regions { id, pts }
+        Regions { of, n }
     }
 
-    /// Number of components.
-    pub(crate) fn len(&self) -> usize {
-        self.pts.len()
+    /// The regions of `pla`: maximal connected sets of points that are not `pla` stones.
+    fn base(ch: &Chains, pla: u8) -> Regions {
+        Regions::new(ch, |b| ch.color[b] != pla)
     }
 
-    /// Component of `i`, if any.
+    /// The regions of `pla` with the `pla` chains marked in `dead` (indexed by chain)
+    /// taken off the board, from `self`, those with none taken off ([`Regions::base`]):
+    /// each dead chain joins the regions around it into one.
+    fn without(&self, ch: &Chains, pla: u8, dead: &[bool]) -> Regions {
+        let removed: Vec<usize> = (0..ch.len()).filter(|&d| ch.color[d] == pla && dead[d]).collect();
+        if removed.is_empty() {
+            return self.clone();
+        }
+        let mut parent: Vec<u32> = (0..self.n as u32).collect();
+        for &d in &removed {
+            if let Some((first, rest)) = ch.links(d).split_first() {
+                let a = find(&mut parent, self.of[first.to as usize]);
+                for l in rest {
+                    let b = find(&mut parent, self.of[l.to as usize]);
+                    if b != a {
+                        parent[b as usize] = a;
+                    }
+                }
+            }
+        }
+        // Number the merged regions afresh.
+        let mut id = vec![NONE; self.n];
+        let mut of = self.of.clone();
+        let mut n = 0;
+        for r in of.iter_mut().filter(|r| **r != NONE) {
+            let root = find(&mut parent, *r) as usize;
+            if id[root] == NONE {
+                id[root] = n as u32;
+                n += 1;
+            }
+            *r = id[root];
+        }
+        for &d in &removed {
+            of[d] = match ch.links(d).first() {
+                Some(l) => of[l.to as usize],
+                None => {
+                    n += 1;
+                    n as u32 - 1
+                }
+            };
+        }
+        Regions { of, n }
+    }
+
+    /// Region of block `b` (which must be inside one).
     #[inline]
-    pub(crate) fn of(&self, i: usize) -> Option<usize> {
-        let r = self.id[i];
-        (r != NONE).then_some(r as usize)
-    }
-}
-
-/// Pushes `x` unless already present (the lists here are short).
-#[inline]
-fn push_unique(v: &mut Vec<usize>, x: usize) {
-    if !v.contains(&x) {
-        v.push(x);
+    fn of(&self, b: usize) -> usize {
+        self.of[b] as usize
     }
 }
 
@@ -257,73 +579,72 @@ fn push_unique(v: &mut Vec<usize>, x: usize) {
 pub fn benson_pass_alive(board: &Board, color: Color) -> [bool; NN] {
     let pos = Pos::new(board);
     let ch = Chains::new(&pos);
-    benson_area(&pos, &ch, color.as_u8())
+    let pla = color.as_u8();
+    benson_area(&ch, pla, &Regions::base(&ch, pla))
 }
 
-/// [`benson_pass_alive`] on an analysed position, for player `pla` (`1` or `2`).
-pub(crate) fn benson_area(pos: &Pos, ch: &Chains, pla: u8) -> [bool; NN] {
+/// [`benson_pass_alive`] on an analysed position, for player `pla` (`1` or `2`), whose
+/// regions are `regs` ([`Regions::base`]).
+fn benson_area(ch: &Chains, pla: u8, regs: &Regions) -> [bool; NN] {
     let mut out = [false; NN];
-    let regs = Regions::new(pos, |i| pos.cells[i] != pla);
-    let nreg = regs.len();
-    // KataGo seeds regions from empty points only: a component without an empty point
-    // (an opponent chain with no liberty, after setup) is no region at all.
-    let mut seeded = vec![false; nreg];
-    let mut vital: Vec<Vec<usize>> = vec![Vec::new(); nreg];
+    let nch = ch.len();
+    let nreg = regs.n;
+    // Per region: empty areas (KataGo seeds regions from empty points only: a region
+    // without one, an opponent chain with no liberty after setup, is no region at all),
+    // points, and points not next to a `pla` stone.
+    let mut areas = vec![0u32; nreg];
+    let mut size = vec![0u32; nreg];
     let mut internal = vec![0u32; nreg];
-    let mut borders = vec![false; nreg];
-    let mut adj_chains = Vec::with_capacity(4);
-    for r in 0..nreg {
-        for &p in &regs.pts[r] {
-            adj_chains.clear();
-            for q in pos.adj(p) {
-                if pos.cells[q] == pla {
-                    if let Some(c) = ch.of(q) {
-                        push_unique(&mut adj_chains, c);
-                    }
-                }
+    for b in 0..ch.blocks() {
+        if regs.of[b] == NONE {
+            continue;
+        }
+        let r = regs.of(b);
+        areas[r] += (b >= nch) as u32;
+        size[r] += ch.size(b);
+        internal[r] += ch.far[b][pla as usize - 1] as u32;
+    }
+
+    // A region is vital to a chain next to every empty point of it: to every empty area
+    // of the region, all of it. `(chain, region)` pairs, through a tally per region.
+    let pla_chains: Vec<usize> = (0..nch).filter(|&c| ch.color[c] == pla).collect();
+    let full = |l: &Link| l.to as usize >= nch && l.theirs as u32 == ch.size(l.to as usize);
+    let mut vital: Vec<(usize, usize)> = Vec::new();
+    let mut tally = vec![(NONE, 0u32); nreg];
+    for &c in &pla_chains {
+        for l in ch.links(c).iter().filter(|l| full(l)) {
+            let r = regs.of(l.to as usize);
+            if tally[r].0 != c as u32 {
+                tally[r] = (c as u32, 0);
             }
-            if adj_chains.is_empty() {
-                internal[r] += 1;
-            } else {
-                borders[r] = true;
-            }
-            if pos.cells[p] == EMPTY {
-                if !seeded[r] {
-                    seeded[r] = true;
-                    vital[r] = adj_chains.clone();
-                } else {
-                    vital[r].retain(|c| adj_chains.contains(c));
-                }
+            tally[r].1 += 1;
+        }
+        for l in ch.links(c).iter().filter(|l| full(l)) {
+            let r = regs.of(l.to as usize);
+            if tally[r].0 == c as u32 && tally[r].1 == areas[r] {
+                vital.push((c, r));
+                tally[r].0 = NONE;
             }
         }
     }
 
-    let pla_chains: Vec<usize> = (0..ch.len()).filter(|&c| ch.color[c] == pla).collect();
-    let mut killed = vec![false; ch.len()];
+    let mut killed = vec![false; nch];
     let mut tainted = vec![false; nreg];
-    let mut count = vec![0u32; ch.len()];
+    let mut count = vec![0u32; nch];
     loop {
         for &c in &pla_chains {
             count[c] = 0;
         }
-        for r in 0..nreg {
-            if seeded[r] && !tainted[r] {
-                for &c in &vital[r] {
-                    count[c] += 1;
-                }
-            }
+        for &(c, r) in &vital {
+            count[c] += !tainted[r] as u32;
         }
         let mut any = false;
         for &c in &pla_chains {
             if !killed[c] && count[c] < 2 {
                 killed[c] = true;
                 any = true;
-                for &s in &ch.stones[c] {
-                    for q in pos.adj(s) {
-                        if let Some(r) = regs.of(q) {
-                            tainted[r] = true;
-                        }
-                    }
+                for l in ch.links(c) {
+                    tainted[regs.of(l.to as usize)] = true;
                 }
             }
         }
@@ -334,15 +655,20 @@ pub(crate) fn benson_area(pos: &Pos, ch: &Chains, pla: u8) -> [bool; NN] {
 
     for &c in &pla_chains {
         if !killed[c] {
-            for &s in &ch.stones[c] {
-                out[s] = true;
+            for &s in ch.points(c) {
+                out[s as usize] = true;
             }
         }
     }
-    for r in 0..nreg {
-        if seeded[r] && internal[r] <= 1 && borders[r] && !tainted[r] {
-            for &p in &regs.pts[r] {
-                out[p] = true;
+    for b in 0..ch.blocks() {
+        if regs.of[b] == NONE {
+            continue;
+        }
+        let r = regs.of(b);
+        let borders = internal[r] < size[r];
+        if areas[r] > 0 && internal[r] <= 1 && borders && !tainted[r] {
+            for &p in ch.points(b) {
+                out[p as usize] = true;
             }
         }
     }
@@ -353,136 +679,137 @@ pub(crate) fn benson_area(pos: &Pos, ch: &Chains, pla: u8) -> [bool; NN] {
 
 /// Rule 1 of the module docs: which chains of `pla` live, given the chains already
 /// known `dead` (of both colours) and the chains that live whatever happens (`forced`,
-/// Benson's). Indexed by chain; `false` for chains of the other colour and dead ones.
-pub(crate) fn relaxed_alive(pos: &Pos, ch: &Chains, pla: u8, dead: &[bool], forced: &[bool]) -> Vec<bool> {
+/// Benson's). `regs`: the regions of `pla` with the `dead` chains taken off. Indexed by
+/// chain; `false` for chains of the other colour and dead ones.
+fn relaxed_alive(pos: &Pos, ch: &Chains, pla: u8, dead: &[bool], forced: &[bool], regs: &Regions) -> Vec<bool> {
     let opp = 3 - pla;
-    let is_pla = |i: usize| pos.cells[i] == pla && ch.of(i).is_some_and(|c| !dead[c]);
-    let regs = Regions::new(pos, |i| !is_pla(i));
-    let nreg = regs.len();
-    let mut weight = vec![0u32; nreg];
-    let mut border: Vec<Vec<usize>> = vec![Vec::new(); nreg];
-    for r in 0..nreg {
-        let mut healthy = true;
-        for &p in &regs.pts[r] {
-            if pos.cells[p] == opp && ch.of(p).is_some_and(|c| !dead[c]) {
-                healthy = false;
-            }
-            for q in pos.adj(p) {
-                if is_pla(q) {
-                    if let Some(c) = ch.of(q) {
-                        push_unique(&mut border[r], c);
-                    }
-                }
-            }
+    let nch = ch.len();
+    let nreg = regs.n;
+    // Weight of each region: 0 if it holds a living opponent stone, 2 if it is big or a
+    // single empty area in a two-eye shape, 1 otherwise.
+    let mut size = vec![0u32; nreg];
+    let mut blocks = vec![0u32; nreg];
+    let mut healthy = vec![true; nreg];
+    let mut eye2 = vec![false; nreg];
+    for b in 0..ch.blocks() {
+        if regs.of[b] == NONE {
+            continue;
         }
-        weight[r] = if !healthy {
-            0
-        } else if regs.pts[r].len() >= BIG_REGION || two_eye_shape(pos, &regs.pts[r]) {
-            2
-        } else {
-            1
-        };
+        let r = regs.of(b);
+        size[r] += ch.size(b);
+        blocks[r] += 1;
+        healthy[r] &= !ch.living(b, opp, dead);
+        eye2[r] |= ch.eye2[b];
     }
+    let weight: Vec<u32> = (0..nreg)
+        .map(|r| {
+            if !healthy[r] {
+                0
+            } else if size[r] as usize >= BIG_REGION || (eye2[r] && blocks[r] == 1) {
+                2
+            } else {
+                1
+            }
+        })
+        .collect();
 
-    let chains: Vec<usize> = (0..ch.len()).filter(|&c| ch.color[c] == pla && !dead[c]).collect();
-    // Liberties of each chain (points that are empty or hold a dead stone) and the
-    // regions they lie in.
-    let mut nlibs = vec![0u32; ch.len()];
-    let mut libs_of: Vec<Vec<usize>> = vec![Vec::new(); ch.len()];
-    let mut lib_regions: Vec<Vec<usize>> = vec![Vec::new(); ch.len()];
-    let mut libs = Vec::new();
+    let chains: Vec<usize> = (0..nch).filter(|&c| ch.living(c, pla, dead)).collect();
+    // The regions each chain borders (each once: `near[near_at[k]..near_at[k + 1]]` for
+    // `chains[k]`), and its liberties (points that are empty or hold a dead stone).
+    let mut near: Vec<u32> = Vec::new();
+    let mut near_at = Vec::with_capacity(chains.len() + 1);
+    let mut stamp = vec![NONE; nreg];
+    let mut nlibs = vec![0u32; nch];
     for &c in &chains {
-        libs.clear();
-        for &s in &ch.stones[c] {
-            for q in pos.adj(s) {
-                let live_opp = pos.cells[q] == opp && ch.of(q).is_some_and(|d| !dead[d]);
-                if !is_pla(q) && !live_opp {
-                    push_unique(&mut libs, q);
-                }
+        near_at.push(near.len());
+        for l in ch.links(c) {
+            let b = l.to as usize;
+            let r = regs.of(b);
+            if stamp[r] != c as u32 {
+                stamp[r] = c as u32;
+                near.push(r as u32);
             }
-        }
-        nlibs[c] = libs.len() as u32;
-        libs_of[c] = libs.clone();
-        for &q in &libs {
-            if let Some(r) = regs.of(q) {
-                push_unique(&mut lib_regions[c], r);
+            if b >= nch || dead[b] {
+                nlibs[c] += l.theirs as u32;
             }
         }
     }
-    let mut killed = vec![false; ch.len()];
+    near_at.push(near.len());
+
+    let mut killed = vec![false; nch];
     let mut tainted = vec![false; nreg];
-    let mut count = vec![0u32; ch.len()];
+    let mut count = vec![0u32; nch];
+    // Per region: bordering chains living in their own right.
+    let mut strong = vec![0u32; nreg];
     loop {
-        for &c in &chains {
-            count[c] = 0;
+        for (k, &c) in chains.iter().enumerate() {
+            count[c] = near[near_at[k]..near_at[k + 1]]
+                .iter()
+                .map(|&r| if tainted[r as usize] { 0 } else { weight[r as usize] })
+                .sum();
         }
-        for r in 0..nreg {
-            if !tainted[r] && weight[r] > 0 {
-                for &c in &border[r] {
-                    count[c] += weight[r];
+        strong.fill(0);
+        for (k, &c) in chains.iter().enumerate() {
+            if !killed[c] && (forced[c] || count[c] >= 2) {
+                for &r in &near[near_at[k]..near_at[k + 1]] {
+                    strong[r as usize] += 1;
                 }
             }
         }
         // Sheltered: at least two liberties, all inside counted regions that also serve
         // a chain living in its own right, so the opponent cannot approach it from
         // outside (a cutting stone inside its own eye space). Decided on the state at
-        // the start of the round, like the counts.
-        let anchored = |r: usize, c: usize| {
-            weight[r] > 0
-                && !tainted[r]
-                && border[r].iter().any(|&d| d != c && !killed[d] && (forced[d] || count[d] >= 2))
+        // the start of the round, like the counts. (Only asked of a chain that does not
+        // live in its own right, so any such chain of the region is another one.)
+        let anchored = |r: usize| weight[r] > 0 && !tainted[r] && strong[r] > 0;
+        let sheltered = |c: usize| {
+            nlibs[c] >= 2
+                && ch
+                    .links(c)
+                    .iter()
+                    .filter(|l| l.to as usize >= nch || dead[l.to as usize])
+                    .all(|l| anchored(regs.of(l.to as usize)))
         };
         // Connected: at least two liberties, one of them a point the opponent cannot
         // play (no opponent neighbour, at most one empty neighbour: a stone there would
-        // be in atari at once) next to a chain that lives without that point's region.
+        // be in atari at once) next to a chain that lives without that point's region:
+        // a joining point of the chain with no dead stone next to it.
         let connected = |c: usize| {
             nlibs[c] >= 2
-                && libs_of[c].iter().any(|&p| {
-                    let mut empties = 0;
-                    let mut ok = pos.cells[p] == EMPTY;
+                && ch.joins(c).iter().any(|&p| {
+                    let p = p as usize;
+                    let r = regs.of(ch.block[p] as usize);
+                    let own = if tainted[r] { 0 } else { weight[r] };
                     let mut anchor = false;
                     for q in pos.adj(p) {
                         if pos.cells[q] == EMPTY {
-                            empties += 1;
-                        } else if is_pla(q) {
-                            if let Some(d) = ch.of(q) {
-                                let r = regs.of(p);
-                                let own = r.map_or(0, |r| if tainted[r] { 0 } else { weight[r] });
-                                anchor |= d != c && !killed[d] && (forced[d] || count[d] >= 2 + own);
-                            }
-                        } else {
-                            ok = false;
+                            continue;
                         }
+                        let d = ch.label[q] as usize;
+                        if dead[d] {
+                            return false;
+                        }
+                        anchor |= d != c && !killed[d] && (forced[d] || count[d] >= 2 + own);
                     }
-                    ok && empties <= 1 && anchor
+                    anchor
                 })
         };
         let doomed: Vec<usize> = chains
             .iter()
             .copied()
-            .filter(|&c| {
-                !killed[c]
-                    && !forced[c]
-                    && count[c] < 2
-                    && (nlibs[c] < 2 || !lib_regions[c].iter().all(|&r| anchored(r, c)))
-                    && !connected(c)
-            })
+            .filter(|&c| !killed[c] && !forced[c] && count[c] < 2 && !sheltered(c) && !connected(c))
             .collect();
         if doomed.is_empty() {
             break;
         }
         for c in doomed {
             killed[c] = true;
-            for &s in &ch.stones[c] {
-                for q in pos.adj(s) {
-                    if let Some(r) = regs.of(q) {
-                        tainted[r] = true;
-                    }
-                }
+            for l in ch.links(c) {
+                tainted[regs.of(l.to as usize)] = true;
             }
         }
     }
-    let mut alive = vec![false; ch.len()];
+    let mut alive = vec![false; nch];
     for &c in &chains {
         alive[c] = !killed[c];
     }
@@ -493,12 +820,13 @@ pub(crate) fn relaxed_alive(pos: &Pos, ch: &Chains, pla: u8, dead: &[bool], forc
 /// plays first: no 2×2 block (square four, bulky five, rectangular six) and no point
 /// next to three or more others (pyramid four, crossed five, rabbity six), which leaves
 /// straight, bent and zigzag shapes. Spaces holding stones never qualify.
-fn two_eye_shape(pos: &Pos, pts: &[usize]) -> bool {
-    if !(4..=6).contains(&pts.len()) || pts.iter().any(|&p| pos.cells[p] != EMPTY) {
+fn two_eye_shape(pos: &Pos, pts: &[u16]) -> bool {
+    if !(4..=6).contains(&pts.len()) || pts.iter().any(|&p| pos.cells[p as usize] != EMPTY) {
         return false;
     }
-    let has = |i: usize| pts.contains(&i);
+    let has = |i: usize| pts.contains(&(i as u16));
     for &p in pts {
+        let p = p as usize;
         if pos.adj(p).filter(|&q| has(q)).count() >= 3 {
             return false;
         }
@@ -511,72 +839,83 @@ fn two_eye_shape(pos: &Pos, pts: &[usize]) -> bool {
 }
 
 /// Rule 2, candidates: opponent chains inside a region of P with at most one potential
-/// eye (see the module docs), for both P. Indexed by chain.
-fn candidates(pos: &Pos, ch: &Chains, dead: &[bool], forced: &[bool]) -> Vec<bool> {
-    let mut cand = vec![false; ch.len()];
-    let live = |i: usize, col: u8| pos.cells[i] == col && ch.of(i).is_some_and(|c| !dead[c]);
-    for pla in [BLACK, WHITE] {
+/// eye (see the module docs), for both P. `regs`: the regions of black and of white
+/// with the `dead` chains removed. Indexed by chain.
+fn candidates(ch: &Chains, dead: &[bool], forced: &[bool], regs: &[Regions; 2]) -> Vec<bool> {
+    let nch = ch.len();
+    let mut cand = vec![false; nch];
+    // Liberties inside each region (points that are empty or dead) of the P stones
+    // around it and of the opponent stones in it, for P = black (`[0]`) and white (`[1]`).
+    let mut living = [Bits::default(); 2];
+    for c in (0..nch).filter(|&c| !dead[c]) {
+        living[ch.color[c] as usize - 1] |= ch.mask[c];
+    }
+    let near = [living[0].neighbours(), living[1].neighbours()];
+    let mut libs_pla = [vec![0u32; regs[0].n], vec![0u32; regs[1].n]];
+    let mut libs_opp = [vec![0u32; regs[0].n], vec![0u32; regs[1].n]];
+    for b in (0..ch.blocks()).filter(|&b| b >= nch || dead[b]) {
+        let next_to = [(ch.mask[b] & near[0]).count(), (ch.mask[b] & near[1]).count()];
+        for k in 0..2 {
+            let r = regs[k].of(b);
+            libs_pla[k][r] += next_to[k];
+            libs_opp[k][r] += next_to[1 - k];
+        }
+    }
+    for (k, pla) in [BLACK, WHITE].into_iter().enumerate() {
         let opp = 3 - pla;
-        let pregs = Regions::new(pos, |i| !live(i, pla));
-        let oregs = Regions::new(pos, |i| !live(i, opp));
-        let mut eyes = vec![0u32; pregs.len()];
-        let mut has_forced = vec![false; pregs.len()];
-        // Liberties inside each region: of the opponent stones in it, of the P stones
-        // around it (points that are empty or dead).
-        let mut libs_opp = vec![0u32; pregs.len()];
-        let mut libs_pla = vec![0u32; pregs.len()];
-        for (r, pts) in pregs.pts.iter().enumerate() {
-            for &p in pts {
-                if live(p, opp) {
-                    continue;
-                }
-                let (mut by_opp, mut by_pla) = (false, false);
-                for q in pos.adj(p) {
-                    by_opp |= live(q, opp);
-                    by_pla |= live(q, pla);
-                }
-                libs_opp[r] += by_opp as u32;
-                libs_pla[r] += by_pla as u32;
+        let (pregs, oregs) = (&regs[k], &regs[1 - k]);
+        let mut has_forced = vec![false; pregs.n];
+        for c in 0..nch {
+            if ch.living(c, opp, dead) && forced[c] {
+                has_forced[pregs.of(c)] = true;
             }
         }
-        let region_of = |c: usize| pregs.of(ch.stones[c][0]);
-        for c in 0..ch.len() {
-            if ch.color[c] == opp && !dead[c] && forced[c] {
-                if let Some(r) = region_of(c) {
-                    has_forced[r] = true;
-                }
-            }
-        }
-        let mut border = Vec::new();
-        for q in &oregs.pts {
-            border.clear();
-            let mut room = 0usize;
-            for &p in q {
-                if !live(p, pla) {
-                    room += 1;
-                }
-                for n in pos.adj(p) {
-                    if live(n, opp) {
-                        if let Some(c) = ch.of(n) {
-                            push_unique(&mut border, c);
-                        }
-                    }
-                }
-            }
-            let Some(&first) = border.first() else {
+        // O-regions (maximal connected sets of points that are not living opponent
+        // stones): room (points that are not living P stones), blocks, shape.
+        let mut room = vec![0u32; oregs.n];
+        let mut blocks = vec![0u32; oregs.n];
+        let mut eye2 = vec![false; oregs.n];
+        for b in 0..ch.blocks() {
+            if oregs.of[b] == NONE {
                 continue;
-            };
-            let Some(r0) = region_of(first) else { continue };
-            if border.iter().all(|&c| region_of(c) == Some(r0)) {
-                eyes[r0] += if room >= BIG_REGION || two_eye_shape(pos, q) { 2 } else { 1 };
+            }
+            let q = oregs.of(b);
+            if !ch.living(b, pla, dead) {
+                room[q] += ch.size(b);
+            }
+            blocks[q] += 1;
+            eye2[q] |= ch.eye2[b];
+        }
+        // The P-region of the opponent chains bordering each O-region, if they all lie
+        // in one.
+        let mut inner = vec![NONE; oregs.n];
+        let mut mixed = vec![false; oregs.n];
+        for d in 0..nch {
+            if !ch.living(d, opp, dead) {
+                continue;
+            }
+            let r = pregs.of(d) as u32;
+            for l in ch.links(d) {
+                let q = oregs.of(l.to as usize);
+                if inner[q] == NONE {
+                    inner[q] = r;
+                } else if inner[q] != r {
+                    mixed[q] = true;
+                }
             }
         }
-        for c in 0..ch.len() {
-            if ch.color[c] == opp && !dead[c] && !forced[c] {
-                if let Some(r) = region_of(c) {
-                    if eyes[r] <= 1 && libs_opp[r] <= libs_pla[r] && !has_forced[r] {
-                        cand[c] = true;
-                    }
+        let mut eyes = vec![0u32; pregs.n];
+        for q in 0..oregs.n {
+            if inner[q] != NONE && !mixed[q] {
+                let two = room[q] as usize >= BIG_REGION || (eye2[q] && blocks[q] == 1);
+                eyes[inner[q] as usize] += if two { 2 } else { 1 };
+            }
+        }
+        for c in 0..nch {
+            if ch.living(c, opp, dead) && !forced[c] {
+                let r = pregs.of(c);
+                if eyes[r] <= 1 && libs_opp[k][r] <= libs_pla[k][r] && !has_forced[r] {
+                    cand[c] = true;
                 }
             }
         }
@@ -585,36 +924,37 @@ fn candidates(pos: &Pos, ch: &Chains, dead: &[bool], forced: &[bool]) -> Vec<boo
 }
 
 /// Rule 2, verification: the candidate chains that are dead (see the module docs).
-fn verified(pos: &Pos, ch: &Chains, dead: &[bool], cand: &[bool], alive_opt: &[bool]) -> Vec<usize> {
+/// `regs`: as for [`candidates`].
+fn verified(ch: &Chains, dead: &[bool], cand: &[bool], alive_opt: &[bool], regs: &[Regions; 2]) -> Vec<usize> {
+    let nch = ch.len();
     let mut out = Vec::new();
-    let live = |i: usize, col: u8| pos.cells[i] == col && ch.of(i).is_some_and(|c| !dead[c]);
-    for pla in [BLACK, WHITE] {
+    for (k, pla) in [BLACK, WHITE].into_iter().enumerate() {
         let opp = 3 - pla;
-        let pregs = Regions::new(pos, |i| !live(i, pla));
-        let mut inside = Vec::new();
-        let mut walls = Vec::new();
-        for pts in &pregs.pts {
-            inside.clear();
-            walls.clear();
-            for &p in pts {
-                if live(p, opp) {
-                    if let Some(c) = ch.of(p) {
-                        push_unique(&mut inside, c);
-                    }
-                }
-                for q in pos.adj(p) {
-                    if live(q, pla) {
-                        if let Some(c) = ch.of(q) {
-                            push_unique(&mut walls, c);
-                        }
-                    }
+        let pregs = &regs[k];
+        // Per region: an opponent chain inside that is no candidate; a P chain around
+        // it; one that does not live or is a candidate.
+        let mut inside_bad = vec![false; pregs.n];
+        let mut walled = vec![false; pregs.n];
+        let mut walls_bad = vec![false; pregs.n];
+        for c in 0..nch {
+            if ch.living(c, opp, dead) && !cand[c] {
+                inside_bad[pregs.of(c)] = true;
+            }
+            if ch.living(c, pla, dead) {
+                let ok = alive_opt[c] && !cand[c];
+                for l in ch.links(c) {
+                    let r = pregs.of(l.to as usize);
+                    walled[r] = true;
+                    walls_bad[r] |= !ok;
                 }
             }
-            if inside.is_empty() || walls.is_empty() || !inside.iter().all(|&c| cand[c]) {
-                continue;
-            }
-            if walls.iter().all(|&w| alive_opt[w] && !cand[w]) {
-                out.extend_from_slice(&inside);
+        }
+        for c in 0..nch {
+            if ch.living(c, opp, dead) {
+                let r = pregs.of(c);
+                if walled[r] && !inside_bad[r] && !walls_bad[r] {
+                    out.push(c);
+                }
             }
         }
     }
@@ -631,48 +971,31 @@ pub(crate) struct Seki {
 
 /// Rule 3 of the module docs. `cand`: chains that may be in seki; `ok_nb`: chains that
 /// may touch a seki from outside (living ones); `dead`: dead chains. Indexed by chain.
-pub(crate) fn detect_seki(pos: &Pos, ch: &Chains, cand: &[bool], ok_nb: &[bool], dead: &[bool]) -> Seki {
+/// Marks whole chains and whole empty areas.
+pub(crate) fn detect_seki(_pos: &Pos, ch: &Chains, cand: &[bool], ok_nb: &[bool], dead: &[bool]) -> Seki {
     let nch = ch.len();
     let mut seki = Seki { chain: vec![false; nch], point: [false; NN] };
-    let comps = Regions::new(pos, |i| pos.cells[i] == EMPTY);
-    let ncomp = comps.len();
-    // Stones around each empty area, and their colours.
-    let mut cborder: Vec<Vec<usize>> = vec![Vec::new(); ncomp];
-    let mut cmask = vec![0u8; ncomp];
-    for (k, pts) in comps.pts.iter().enumerate() {
-        for &p in pts {
-            for q in pos.adj(p) {
-                if let Some(c) = ch.of(q) {
-                    push_unique(&mut cborder[k], c);
-                    cmask[k] |= pos.cells[q];
-                }
-            }
-        }
-    }
-    // Empty areas touching each chain.
-    let mut ccomps: Vec<Vec<usize>> = vec![Vec::new(); nch];
-    for (k, border) in cborder.iter().enumerate() {
-        for &c in border {
-            ccomps[c].push(k);
-        }
-    }
+    // Colours of the stones around empty area `k`.
+    let colours_around = |k: usize| ch.links(k).iter().fold(0, |m, l| m | ch.color[l.to as usize]);
 
     // Which chains have a seki-like set of liberties, and their eye size (0: no eye).
     let mut qual = vec![false; nch];
-    let mut eye_size = vec![0usize; nch];
+    let mut eye_size = vec![0u32; nch];
     for c in 0..nch {
         if !cand[c] || dead[c] {
             continue;
         }
         let col = ch.color[c];
-        let (mut eyes, mut shared, mut ok) = (0usize, 0usize, true);
-        for &k in &ccomps[c] {
-            let size = comps.pts[k].len();
-            if cmask[k] == col {
+        let (mut eyes, mut shared, mut ok) = (0usize, 0u32, true);
+        for l in ch.links(c).iter().filter(|l| l.to as usize >= nch) {
+            let k = l.to as usize;
+            let size = ch.size(k);
+            let around = colours_around(k);
+            if around == col {
                 eyes += 1;
                 eye_size[c] = size;
                 ok &= size <= 2;
-            } else if cmask[k] == BLACK | WHITE {
+            } else if around == BLACK | WHITE {
                 shared += size;
             } else {
                 ok = false;
@@ -685,38 +1008,20 @@ pub(crate) fn detect_seki(pos: &Pos, ch: &Chains, cand: &[bool], ok_nb: &[bool],
         };
         qual[c] = ok;
     }
+    if !qual.contains(&true) {
+        return seki;
+    }
 
     // Clusters: qualifying chains joined by a shared empty area or by contact.
-    let mut parent: Vec<usize> = (0..nch).collect();
-    fn find(parent: &mut [usize], mut x: usize) -> usize {
-        while parent[x] != x {
-            parent[x] = parent[parent[x]];
-            x = parent[x];
-        }
-        x
-    }
-    let union = |parent: &mut Vec<usize>, a: usize, b: usize| {
-        let (ra, rb) = (find(parent, a), find(parent, b));
-        if ra != rb {
-            parent[ra] = rb;
-        }
-    };
-    for border in &cborder {
-        let q: Vec<usize> = border.iter().copied().filter(|&c| qual[c]).collect();
-        for w in q.windows(2) {
-            union(&mut parent, w[0], w[1]);
-        }
-    }
-    for c in 0..nch {
-        if !qual[c] {
-            continue;
-        }
-        for &s in &ch.stones[c] {
-            for q in pos.adj(s) {
-                if let Some(d) = ch.of(q) {
-                    if d != c && qual[d] {
-                        union(&mut parent, c, d);
-                    }
+    let mut parent: Vec<u32> = (0..nch as u32).collect();
+    for c in (0..nch).filter(|&c| qual[c]) {
+        for l in ch.links(c) {
+            let b = l.to as usize;
+            let joined = if b >= nch { ch.links(b) } else { std::slice::from_ref(l) };
+            for m in joined.iter().filter(|m| qual[m.to as usize]) {
+                let (ra, rb) = (find(&mut parent, c as u32), find(&mut parent, m.to));
+                if ra != rb {
+                    parent[ra as usize] = rb;
                 }
             }
         }
@@ -725,48 +1030,38 @@ pub(crate) fn detect_seki(pos: &Pos, ch: &Chains, cand: &[bool], ok_nb: &[bool],
     // Validity of each cluster (indexed by root).
     let mut valid = vec![true; nch];
     let mut colours = vec![0u8; nch];
-    let mut size_seen = vec![usize::MAX; nch];
-    for c in 0..nch {
-        if !qual[c] {
-            continue;
-        }
-        let root = find(&mut parent, c);
+    let mut size_seen = vec![NONE; nch];
+    for c in (0..nch).filter(|&c| qual[c]) {
+        let root = find(&mut parent, c as u32) as usize;
         colours[root] |= ch.color[c];
-        if size_seen[root] == usize::MAX {
+        if size_seen[root] == NONE {
             size_seen[root] = eye_size[c];
         } else if size_seen[root] != eye_size[c] {
             valid[root] = false;
         }
-        // Every empty area it touches must touch only qualifying live chains.
-        for &k in &ccomps[c] {
-            if cborder[k].iter().any(|&d| !qual[d] || dead[d]) {
+        for l in ch.links(c) {
+            let b = l.to as usize;
+            if b >= nch {
+                // Every empty area it touches must touch only qualifying live chains.
+                if ch.links(b).iter().any(|m| !qual[m.to as usize] || dead[m.to as usize]) {
+                    valid[root] = false;
+                }
+            } else if !qual[b] && (dead[b] || !ok_nb[b]) {
+                // Every other chain in contact must be in the seki or living.
                 valid[root] = false;
             }
         }
-        // Every other chain in contact must be in the seki or living.
-        for &s in &ch.stones[c] {
-            for q in pos.adj(s) {
-                if let Some(d) = ch.of(q) {
-                    if d != c && !qual[d] && (dead[d] || !ok_nb[d]) {
-                        valid[root] = false;
-                    }
-                }
-            }
-        }
     }
-    for c in 0..nch {
-        if !qual[c] {
-            continue;
-        }
-        let root = find(&mut parent, c);
+    for c in (0..nch).filter(|&c| qual[c]) {
+        let root = find(&mut parent, c as u32) as usize;
         if valid[root] && colours[root] == BLACK | WHITE {
             seki.chain[c] = true;
-            for &s in &ch.stones[c] {
-                seki.point[s] = true;
+            for &s in ch.points(c) {
+                seki.point[s as usize] = true;
             }
-            for &k in &ccomps[c] {
-                for &p in &comps.pts[k] {
-                    seki.point[p] = true;
+            for l in ch.links(c).iter().filter(|l| l.to as usize >= nch) {
+                for &p in ch.points(l.to as usize) {
+                    seki.point[p as usize] = true;
                 }
             }
         }
@@ -784,11 +1079,13 @@ pub fn ownership_conservative(board: &Board) -> Ownership {
 
     // Benson: pass-alive chains live whatever happens; stones in the opponent's
     // pass-alive territory are dead.
-    let pa = [benson_area(&pos, &ch, BLACK), benson_area(&pos, &ch, WHITE)];
+    let base = [Regions::base(&ch, BLACK), Regions::base(&ch, WHITE)];
+    let regions = |dead: &[bool]| [base[0].without(&ch, BLACK, dead), base[1].without(&ch, WHITE, dead)];
+    let pa = [benson_area(&ch, BLACK, &base[0]), benson_area(&ch, WHITE, &base[1])];
     let mut forced = vec![false; nch];
     let mut dead = vec![false; nch];
     for c in 0..nch {
-        let s = ch.stones[c][0];
+        let s = ch.points(c)[0] as usize;
         let col = ch.color[c] as usize;
         let (own, opp) = (pa[col - 1][s], pa[2 - col][s]);
         if own && !opp {
@@ -800,15 +1097,17 @@ pub fn ownership_conservative(board: &Board) -> Ownership {
 
     // Rule 2, until no chain dies.
     for _ in 0..MAX_ROUNDS {
-        let cand = candidates(&pos, &ch, &dead, &forced);
+        let regs = regions(&dead);
+        let cand = candidates(&ch, &dead, &forced, &regs);
         if !cand.iter().any(|&x| x) {
             break;
         }
         let optimistic: Vec<bool> = dead.iter().zip(&cand).map(|(d, c)| *d || *c).collect();
-        let ab = relaxed_alive(&pos, &ch, BLACK, &optimistic, &forced);
-        let aw = relaxed_alive(&pos, &ch, WHITE, &optimistic, &forced);
+        let opt_regs = regions(&optimistic);
+        let ab = relaxed_alive(&pos, &ch, BLACK, &optimistic, &forced, &opt_regs[0]);
+        let aw = relaxed_alive(&pos, &ch, WHITE, &optimistic, &forced, &opt_regs[1]);
         let alive_opt: Vec<bool> = ab.iter().zip(&aw).map(|(b, w)| *b || *w).collect();
-        let newly = verified(&pos, &ch, &dead, &cand, &alive_opt);
+        let newly = verified(&ch, &dead, &cand, &alive_opt, &regs);
         let mut changed = false;
         for c in newly {
             if !dead[c] {
@@ -822,8 +1121,9 @@ pub fn ownership_conservative(board: &Board) -> Ownership {
     }
 
     // Rule 1 with the dead stones known, then rule 3 among the rest.
-    let ab = relaxed_alive(&pos, &ch, BLACK, &dead, &forced);
-    let aw = relaxed_alive(&pos, &ch, WHITE, &dead, &forced);
+    let regs = regions(&dead);
+    let ab = relaxed_alive(&pos, &ch, BLACK, &dead, &forced, &regs[0]);
+    let aw = relaxed_alive(&pos, &ch, WHITE, &dead, &forced, &regs[1]);
     let alive: Vec<bool> = (0..nch).map(|c| !dead[c] && (ab[c] || aw[c])).collect();
     let unknown: Vec<bool> = (0..nch).map(|c| !dead[c] && !alive[c]).collect();
     let seki = detect_seki(&pos, &ch, &unknown, &alive, &dead);
@@ -832,8 +1132,10 @@ pub fn ownership_conservative(board: &Board) -> Ownership {
 }
 
 /// Builds the [`Ownership`] from the status of every chain (see the module docs, last
-/// paragraph). Chains neither dead, alive nor in seki are unsettled.
+/// paragraph). Chains neither dead, alive nor in seki are unsettled. `seki` is
+/// [`detect_seki`]'s: whole chains (none dead) and whole empty areas.
 pub(crate) fn assemble(pos: &Pos, ch: &Chains, dead: &[bool], alive: &[bool], seki: &Seki) -> Ownership {
+    let nch = ch.len();
     let mut own = Ownership::undecided();
     for i in 0..NN {
         if !pos.on[i] || seki.point[i] {
@@ -845,42 +1147,50 @@ pub(crate) fn assemble(pos: &Pos, ch: &Chains, dead: &[bool], alive: &[bool], se
         }
     }
     let is_dead = |i: usize| ch.of(i).is_some_and(|c| dead[c]);
-    let areas = Regions::new(pos, |i| !seki.point[i] && (pos.cells[i] == EMPTY || is_dead(i)));
-    for pts in &areas.pts {
-        // Bits: 1 black alive, 2 white alive, 4 seki, 8 unsettled.
-        let mut border = 0u8;
-        let mut dead_colours = 0u8;
-        for &p in pts {
-            if is_dead(p) {
-                dead_colours |= pos.cells[p];
-            }
-            for q in pos.adj(p) {
-                if let Some(c) = ch.of(q) {
-                    if dead[c] {
-                        continue;
-                    }
-                    border |= if seki.chain[c] {
-                        4
-                    } else if alive[c] {
-                        ch.color[c]
-                    } else {
-                        8
-                    };
-                }
-            }
+    // Areas: empty areas outside seki and dead chains, connected.
+    let areas = Regions::new(ch, |b| if b < nch { dead[b] } else { !seki.point[ch.points(b)[0] as usize] });
+    // Bits: 1 black alive, 2 white alive, 4 seki, 8 unsettled.
+    let mut border = vec![0u8; areas.n];
+    let mut dead_colours = vec![0u8; areas.n];
+    for b in 0..ch.blocks() {
+        if areas.of[b] == NONE {
+            continue;
         }
-        let owner = if border & 12 != 0 {
+        let a = areas.of(b);
+        if b < nch {
+            dead_colours[a] |= ch.color[b];
+        }
+        for l in ch.links(b) {
+            let c = l.to as usize;
+            if c >= nch || dead[c] {
+                continue;
+            }
+            border[a] |= if seki.chain[c] {
+                4
+            } else if alive[c] {
+                ch.color[c]
+            } else {
+                8
+            };
+        }
+    }
+    for b in 0..ch.blocks() {
+        if areas.of[b] == NONE {
+            continue;
+        }
+        let a = areas.of(b);
+        let owner = if border[a] & 12 != 0 {
             Owner::Undecided
         } else {
-            match border {
-                BLACK if dead_colours & BLACK == 0 => Owner::Black,
-                WHITE if dead_colours & WHITE == 0 => Owner::White,
-                _ if dead_colours == 0 => Owner::Neutral,
+            match border[a] {
+                BLACK if dead_colours[a] & BLACK == 0 => Owner::Black,
+                WHITE if dead_colours[a] & WHITE == 0 => Owner::White,
+                _ if dead_colours[a] == 0 => Owner::Neutral,
                 _ => Owner::Undecided,
             }
         };
-        for &p in pts {
-            own.point[p] = owner;
+        for &p in ch.points(b) {
+            own.point[p as usize] = owner;
         }
     }
     for i in 0..NN {
