@@ -53,7 +53,7 @@ use kibo::engine::{Board, Color, Rules};
 use kibo::input::{walk, Item, Limits};
 use kibo::samples::{position_hash, samples_schema, BufMode, SampleBuf};
 use kibo::stages::split::{replay_game_as, Replayed};
-use kibo::storage::{TableOptions, TableWriter};
+use kibo::storage::TableWriter;
 use kibo::tables::GameRow;
 use kibo::tactics::Tagger;
 
@@ -299,20 +299,7 @@ fn copy_of(buf: &SampleBuf) -> SampleBuf {
 
 /// What the split stage does with one buffer of samples: Arrow batch, Parquet shard.
 fn write_samples(buf: SampleBuf, out: &Path) -> Vec<kibo::storage::ShardInfo> {
-    let opts = TableOptions {
-        plain_columns: vec!["board", "position_hash", "influence_areas"],
-        no_stats_columns: vec![
-            "game_id",
-            "source",
-            "move_sgf",
-            "move_gtp",
-            "history.list.item",
-            "move_dist_moves.list.item",
-            "move_dist_counts.list.item",
-            "tags.list.item",
-        ],
-        ..TableOptions::default()
-    };
+    let opts = kibo::stages::split::samples_table_options(&SplitConfig::default());
     let batch = buf.into_batch();
     let mut w = TableWriter::new(out, "samples", samples_schema(), opts).expect("table writer");
     w.write(&batch).expect("write samples");

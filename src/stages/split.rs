@@ -501,6 +501,28 @@ fn replay_chunk(
         .collect()
 }
 
+/// How the samples table is written (shared with the Parquet micro-benchmark).
+pub fn samples_table_options(sc: &SplitConfig) -> TableOptions {
+    TableOptions {
+        row_group_rows: sc.row_group_rows,
+        shard_rows: sc.shard_rows,
+        zstd_level: sc.zstd_level,
+        plain_columns: vec!["board", "position_hash", "influence_areas"],
+        // Identifiers, per-move text and lists: nothing prunes on them. Statistics stay on
+        // split, ranks, dates, result and move numbers (docs/performance.md).
+        no_stats_columns: vec![
+            "game_id",
+            "source",
+            "move_sgf",
+            "move_gtp",
+            "history.list.item",
+            "move_dist_moves.list.item",
+            "move_dist_counts.list.item",
+            "tags.list.item",
+        ],
+    }
+}
+
 /// Runs the split stage on `out`'s games table.
 pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport> {
     crate::storage::clean_stale(out)?;
@@ -588,24 +610,7 @@ pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport>
     }
 
     // Final pass: replay again, keep the first row of each position, write shards.
-    let opts = TableOptions {
-        row_group_rows: sc.row_group_rows,
-        shard_rows: sc.shard_rows,
-        zstd_level: sc.zstd_level,
-        plain_columns: vec!["board", "position_hash", "influence_areas"],
-        // Identifiers, per-move text and lists: nothing prunes on them. Statistics stay on
-        // split, ranks, dates, result and move numbers (docs/performance.md).
-        no_stats_columns: vec![
-            "game_id",
-            "source",
-            "move_sgf",
-            "move_gtp",
-            "history.list.item",
-            "move_dist_moves.list.item",
-            "move_dist_counts.list.item",
-            "tags.list.item",
-        ],
-    };
+    let opts = samples_table_options(sc);
     let mut writer = TableWriter::new(out, "samples", samples_schema(), opts)?;
     // Chunk k's batches are encoded (columns in parallel) while chunk k + 1 is replayed:
     // `rayon::join` on the stage's own pool, so `--threads` bounds both, and the
