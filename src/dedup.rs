@@ -8,7 +8,9 @@ canonical order (games-table order, then move number), and `move` the move playe
 (mapped into the canonical frame in symmetry mode). [`DedupIndex::finish`] groups
 observations by key: the **first row** of each group is kept and carries the group's
 size (`dup_count`) and its move distribution (move → count). Pass 2 replays again and
-asks a [`KeptCursor`], in increasing row order, which rows are kept.
+asks a [`KeptCursor`], in increasing row order, which rows are kept; a kept row also
+gets its group's key, which in exact mode is its `position_hash`, so pass 2 does not
+hash again.
 
 Memory: observations are buffered in memory (26 bytes each) up to a limit. Past it,
 they spill to 256 bucket files by the key's first byte; each bucket is then sorted and
