@@ -28,6 +28,8 @@
 //!   gigabytes). Read `item/s`: tags per second, on a subset (compare with `replay_and_tag`).
 //! * `position_hash`: `samples::position_hash` (blake3 of 364 bytes) on 4,096 real positions
 //!   (board, side to move, ko point) spread over the corpus. Read `item/s`: hashes per second.
+//!   `position_hashes_batched`: the same hashes 256 at a time with `samples::position_hashes`
+//!   (encodings included), as the split stage computes them.
 //! * `dedup`: a `dedup::DedupIndex` with 64 MiB (in memory unless the input is large) fed
 //!   every sample's real observation (`position_hash`, row, move), `finish`ed, then
 //!   `KeptCursor::get` for every row. Read `item/s`: observations per second.
@@ -51,7 +53,7 @@ use kibo::coord::{Move, NN};
 use kibo::dedup::{DedupIndex, Obs};
 use kibo::engine::{Board, Color, Rules};
 use kibo::input::{walk, Item, Limits};
-use kibo::samples::{position_hash, samples_schema, BufMode, SampleBuf};
+use kibo::samples::{encoding, position_hash, position_hashes, samples_schema, BufMode, SampleBuf};
 use kibo::stages::split::{replay_game_as, Replayed};
 use kibo::storage::TableWriter;
 use kibo::tables::GameRow;
@@ -386,6 +388,25 @@ fn hash_positions(bencher: Bencher) {
         let mut acc = 0u8;
         for (cells, to_play, ko) in set {
             acc ^= position_hash(black_box(cells), *to_play, *ko)[0];
+        }
+        acc
+    });
+}
+
+/// The same hashes as `position_hash`, computed per game as the split stage does
+/// (`position_hashes`: several positions per SIMD pass), encodings included.
+#[divan::bench(name = "position_hashes_batched", sample_count = SAMPLES, sample_size = 1)]
+fn hash_positions_batched(bencher: Bencher) {
+    let set = &*HASH_SET;
+    let mut encs = Vec::with_capacity(256);
+    let mut out = vec![[0u8; 16]; 256];
+    bencher.counter(ItemsCount::new(set.len())).bench_local(|| {
+        let mut acc = 0u8;
+        for group in set.chunks(256) {
+            encs.clear();
+            encs.extend(group.iter().map(|(cells, to_play, ko)| encoding(black_box(cells), *to_play, *ko)));
+            position_hashes(&encs, &mut out[..group.len()]);
+            acc ^= out[0][0];
         }
         acc
     });

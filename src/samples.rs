@@ -22,18 +22,75 @@ use arrow_schema::{DataType, Field, SchemaRef};
 
 use crate::coord::{Move, NN, PASS};
 
-/// 128-bit position hash: blake3 of the 361 cells (row-major from the top-left,
-/// 0/1/2) ‖ side to move (1 black, 2 white) ‖ ko point as u16 little-endian
-/// (`0xFFFF` = none), truncated to 16 bytes. Stable across versions and languages.
-pub fn position_hash(cells: &[u8; NN], to_play: u8, ko: Option<u16>) -> [u8; 16] {
-    let mut buf = [0u8; NN + 3];
+/// Length of the canonical encoding that [`position_hash`] hashes.
+pub const ENCODING_LEN: usize = NN + 3;
+
+/// The canonical encoding of a position (RULES-AND-SGF §4): the 361 cells (row-major
+/// from the top-left, 0/1/2) ‖ side to move (1 black, 2 white) ‖ ko point as u16
+/// little-endian (`0xFFFF` = none).
+pub fn encoding(cells: &[u8; NN], to_play: u8, ko: Option<u16>) -> [u8; ENCODING_LEN] {
+    let mut buf = [0u8; ENCODING_LEN];
     buf[..NN].copy_from_slice(cells);
     buf[NN] = to_play;
     buf[NN + 1..].copy_from_slice(&ko.unwrap_or(0xFFFF).to_le_bytes());
-    let h = blake3::hash(&buf);
+    buf
+}
+
+/// 128-bit position hash: blake3 of the [`encoding`], truncated to 16 bytes. Stable
+/// across versions and languages. [`position_hashes`] computes the same values for many
+/// positions at once, several times faster.
+pub fn position_hash(cells: &[u8; NN], to_play: u8, ko: Option<u16>) -> [u8; 16] {
+    let h = blake3::hash(&encoding(cells, to_play, ko));
     let mut out = [0u8; 16];
     out.copy_from_slice(&h.as_bytes()[..16]);
     out
+}
+
+/// [`position_hash`] of many encodings: `out[i]` = the first 16 bytes of
+/// `blake3(encs[i])`.
+///
+/// A 364-byte input is one BLAKE3 chunk of six blocks, compressed one after the other:
+/// hashing positions one by one leaves the SIMD lanes of the CPU idle. Here the first
+/// five (full) blocks of up to 16 positions go through the blake3 crate's own multi-input
+/// compression (`Platform::hash_many`, the routine it uses for the chunks of long
+/// inputs), and the last, partial block of each through its single-block compression
+/// with the chunk-end and root flags: the same steps as `blake3::hash`, so the same bytes
+/// (checked against it in the tests). `platform` is a hidden module of the crate, so the
+/// version is pinned in `Cargo.toml`.
+pub fn position_hashes(encs: &[[u8; ENCODING_LEN]], out: &mut [[u8; 16]]) {
+    use blake3::platform::Platform;
+    const FULL: usize = 5 * blake3::BLOCK_LEN;
+    const LAST: usize = ENCODING_LEN - FULL;
+    // BLAKE3's IV and domain flags (the specification, §2.1 and Table 3).
+    const IV: [u32; 8] =
+        [0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A, 0x510E527F, 0x9B05688C, 0x1F83D9AB, 0x5BE0CD19];
+    const CHUNK_START: u8 = 1;
+    const CHUNK_END: u8 = 2;
+    const ROOT: u8 = 8;
+    assert_eq!(encs.len(), out.len(), "position_hashes: one output per encoding");
+    static PLATFORM: std::sync::OnceLock<Platform> = std::sync::OnceLock::new();
+    let platform = *PLATFORM.get_or_init(Platform::detect);
+    const GROUP: usize = 64;
+    let mut cvs = [0u8; 32 * GROUP];
+    let mut refs: Vec<&[u8; FULL]> = Vec::with_capacity(GROUP);
+    for (encs, out) in encs.chunks(GROUP).zip(out.chunks_mut(GROUP)) {
+        refs.clear();
+        refs.extend(encs.iter().map(|e| <&[u8; FULL]>::try_from(&e[..FULL]).expect("invariant: 320 bytes")));
+        let cvs = &mut cvs[..32 * encs.len()];
+        platform.hash_many(&refs, &IV, 0, blake3::IncrementCounter::No, 0, CHUNK_START, 0, cvs);
+        for ((e, cv), o) in encs.iter().zip(cvs.chunks_exact(32)).zip(out.iter_mut()) {
+            let mut words = [0u32; 8];
+            for (w, b) in words.iter_mut().zip(cv.chunks_exact(4)) {
+                *w = u32::from_le_bytes(b.try_into().expect("invariant: 4 bytes"));
+            }
+            let mut block = [0u8; blake3::BLOCK_LEN];
+            block[..LAST].copy_from_slice(&e[FULL..]);
+            platform.compress_in_place(&mut words, &block, LAST as u8, 0, CHUNK_END | ROOT);
+            for (b, w) in o.chunks_exact_mut(4).zip(&words[..4]) {
+                b.copy_from_slice(&w.to_le_bytes());
+            }
+        }
+    }
 }
 
 /// Point-index tables for the 8 symmetries: `SYM[s][i]` = image of point `i` under `s`.
@@ -172,6 +229,9 @@ pub struct SampleBuf {
     dist_moves: Vec<u16>,
     dist_counts: Vec<u32>,
     dist_off: Vec<u32>,
+    /// Encodings of the rows whose `position_hash` is still to be computed (the last
+    /// `enc.len()` rows): hashed together by [`SampleBuf::finish_hashes`].
+    enc: Vec<[u8; ENCODING_LEN]>,
 }
 
 /// Number of previous moves kept in `history`.
@@ -218,6 +278,7 @@ impl SampleBuf {
     }
     /// Dedup key of row `i` (symmetry mode: canonical key; else `position_hash`).
     pub fn key(&self, i: usize) -> [u8; 16] {
+        debug_assert!(self.enc.is_empty(), "invariant: SampleBuf::finish_hashes called after the last push");
         if self.keys.is_empty() {
             self.hash[i]
         } else {
@@ -263,6 +324,7 @@ impl SampleBuf {
     }
     /// A new buffer with rows `idx` (increasing) only.
     pub fn select(&self, idx: &[usize]) -> SampleBuf {
+        self.assert_hashed();
         let mut o =
             SampleBuf { mode: self.mode, games: self.games.clone(), history_off: vec![0], ..Default::default() };
         for &i in idx {
@@ -361,10 +423,10 @@ impl SampleBuf {
         self.game.push(self.games.len() as u32 - 1);
         self.moves.push(s.mv.index());
         match self.mode {
-            BufMode::Full => self.hash.push(position_hash(cells, s.to_play, s.ko_point)),
+            BufMode::Full => self.push_encoding(cells, s),
             BufMode::NoHash => {}
             BufMode::Keys => {
-                self.hash.push(position_hash(cells, s.to_play, s.ko_point));
+                self.push_encoding(cells, s);
                 return;
             }
             BufMode::CanonicalKeys => {
@@ -385,8 +447,24 @@ impl SampleBuf {
         self.history_off.push(self.history.len() as u32);
         self.prisoners.push(s.prisoners);
     }
+    fn push_encoding(&mut self, cells: &[u8; NN], s: SampleMove) {
+        self.enc.push(encoding(cells, s.to_play, s.ko_point));
+        self.hash.push([0; 16]);
+    }
+    /// Computes the `position_hash` of the rows pushed since the last call, all at once
+    /// ([`position_hashes`]). Call after the last `push` of a game: until then those rows'
+    /// hashes are not set.
+    pub fn finish_hashes(&mut self) {
+        let start = self.hash.len() - self.enc.len();
+        position_hashes(&self.enc, &mut self.hash[start..]);
+        self.enc.clear();
+    }
+    fn assert_hashed(&self) {
+        assert!(self.enc.is_empty(), "invariant: SampleBuf::finish_hashes called after the last push");
+    }
     /// Appends another buffer (keeps order).
     pub fn append(&mut self, mut o: SampleBuf) {
+        o.assert_hashed();
         let base = self.games.len() as u32;
         self.games.append(&mut o.games);
         self.game.extend(o.game.iter().map(|g| g + base));
@@ -422,6 +500,7 @@ impl SampleBuf {
     /// (boards, history, hashes, numbers, distributions) become Arrow buffers without
     /// a copy.
     pub fn into_batch(mut self) -> RecordBatch {
+        self.assert_hashed();
         let n = self.len();
         let with_dup = !self.dup_count.is_empty();
         let with_tags = !self.tags.is_empty();

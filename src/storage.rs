@@ -128,6 +128,33 @@ pub fn file_blake3(path: &Path) -> std::io::Result<String> {
     Ok(h.finalize().to_hex().to_string())
 }
 
+/// Parquet writer properties of table `name` with options `opts`.
+pub fn writer_properties(opts: &TableOptions, name: &str) -> std::io::Result<WriterProperties> {
+    let level = ZstdLevel::try_new(opts.zstd_level).map_err(|e| std::io::Error::other(e.to_string()))?;
+    let mut props = WriterProperties::builder();
+    for c in &opts.plain_columns {
+        let path = parquet::schema::types::ColumnPath::from(*c);
+        props = props
+            .set_column_dictionary_enabled(path.clone(), false)
+            .set_column_statistics_enabled(path, EnabledStatistics::None);
+    }
+    for c in &opts.no_stats_columns {
+        let path = parquet::schema::types::ColumnPath::from(c.split('.').map(String::from).collect::<Vec<_>>());
+        props = props.set_column_statistics_enabled(path, EnabledStatistics::None);
+    }
+    let props = props
+        .set_compression(Compression::ZSTD(level))
+        .set_max_row_group_row_count(Some(opts.row_group_rows))
+        .set_statistics_enabled(EnabledStatistics::Page)
+        .set_created_by(format!("kibo {}", env!("CARGO_PKG_VERSION")))
+        .set_key_value_metadata(Some(vec![
+            KeyValue::new("kibo.schema_version".to_string(), SCHEMA_VERSION.to_string()),
+            KeyValue::new("kibo.table".to_string(), name.to_string()),
+        ]))
+        .build();
+    Ok(props)
+}
+
 impl TableWriter {
     /// Starts table `name` under `out`.
     pub fn new(out: &Path, name: &str, schema: SchemaRef, opts: TableOptions) -> std::io::Result<TableWriter> {
@@ -136,28 +163,7 @@ impl TableWriter {
             std::fs::remove_dir_all(&staging)?;
         }
         std::fs::create_dir_all(&staging)?;
-        let level = ZstdLevel::try_new(opts.zstd_level).map_err(|e| std::io::Error::other(e.to_string()))?;
-        let mut props = WriterProperties::builder();
-        for c in &opts.plain_columns {
-            let path = parquet::schema::types::ColumnPath::from(*c);
-            props = props
-                .set_column_dictionary_enabled(path.clone(), false)
-                .set_column_statistics_enabled(path, EnabledStatistics::None);
-        }
-        for c in &opts.no_stats_columns {
-            let path = parquet::schema::types::ColumnPath::from(c.split('.').map(String::from).collect::<Vec<_>>());
-            props = props.set_column_statistics_enabled(path, EnabledStatistics::None);
-        }
-        let props = props
-            .set_compression(Compression::ZSTD(level))
-            .set_max_row_group_row_count(Some(opts.row_group_rows))
-            .set_statistics_enabled(EnabledStatistics::Page)
-            .set_created_by(format!("kibo {}", env!("CARGO_PKG_VERSION")))
-            .set_key_value_metadata(Some(vec![
-                KeyValue::new("kibo.schema_version".to_string(), SCHEMA_VERSION.to_string()),
-                KeyValue::new("kibo.table".to_string(), name.to_string()),
-            ]))
-            .build();
+        let props = writer_properties(&opts, name)?;
         Ok(TableWriter {
             out: out.to_path_buf(),
             name: name.to_string(),

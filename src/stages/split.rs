@@ -396,6 +396,7 @@ pub fn replay_game_as(g: &GameRow, cfg: &SplitConfig, seed: u64, buf_mode: BufMo
         hist.push(g.moves[i]);
         prev = Some(color);
     }
+    buf.finish_hashes();
     // Tactical options, then the per-game quota (evenly spread).
     let mut idx: Vec<usize> = (0..buf.len()).collect();
     if cfg.tactical_only && cfg.tags {
