@@ -14,8 +14,10 @@ use arrow_array::builder::{
     BooleanBuilder, Float32Builder, Int16Builder, ListBuilder, StringBuilder, UInt16Builder, UInt32Builder,
     UInt8Builder,
 };
+use arrow_array::types::{UInt16Type, UInt32Type};
 use arrow_array::{
-    ArrayRef, BinaryArray, FixedSizeBinaryArray, ListArray, RecordBatch, UInt16Array, UInt32Array, UInt8Array,
+    ArrayRef, BinaryArray, DictionaryArray, FixedSizeBinaryArray, ListArray, RecordBatch, StringArray, UInt16Array,
+    UInt32Array, UInt8Array,
 };
 use arrow_buffer::{Buffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, SchemaRef};
@@ -505,7 +507,7 @@ impl SampleBuf {
         let with_dup = !self.dup_count.is_empty();
         let with_tags = !self.tags.is_empty();
         let with_infl = !self.infl_counts.is_empty();
-        let texts = crate::coord::move_texts();
+        let texts = move_text_arrays();
         // Moved-out columns (zero-copy).
         let offsets =
             |v: &[u32]| OffsetBuffer::new(ScalarBuffer::from(v.iter().map(|&x| x as i32).collect::<Vec<i32>>()));
@@ -569,38 +571,31 @@ impl SampleBuf {
             UInt8Array::from(std::mem::take(&mut self.sym))
         });
         let g = |i: usize| &self.games[self.game[i] as usize];
-        // Builders sized up front: growing them by doubling was a visible share of the
-        // stage's time (copies and page faults).
-        let bytes_of = |f: fn(&GameInfo) -> usize| -> usize {
-            let mut per_game: Vec<usize> = self.games.iter().map(f).collect();
-            per_game.iter_mut().for_each(|x| *x = (*x).max(1));
-            self.game.iter().map(|&g| per_game[g as usize]).sum()
+        // Game-level text and the move's text are dictionary arrays: one value per game
+        // (or per move index), a key per row, so no string is copied per row. The file
+        // schema stays `Utf8` (Parquet dictionary-encodes the pages either way; the bytes
+        // are the same).
+        let game_keys = UInt32Array::from(self.game.clone());
+        let per_game = |f: &dyn Fn(&GameInfo) -> Option<&str>| -> ArrayRef {
+            let values: StringArray = self.games.iter().map(f).collect();
+            Arc::new(DictionaryArray::<UInt32Type>::new(game_keys.clone(), Arc::new(values)))
         };
-        let strings = |f: fn(&GameInfo) -> usize| StringBuilder::with_capacity(n, bytes_of(f));
-        let mut game_id = strings(|g| g.game_id.len());
-        let mut source = strings(|g| g.source.len());
+        let move_keys = UInt16Array::from(self.moves.clone());
+        let per_move = |values: &ArrayRef| -> ArrayRef {
+            Arc::new(DictionaryArray::<UInt16Type>::new(move_keys.clone(), values.clone()))
+        };
         let mut game_index = UInt32Builder::with_capacity(n);
         let mut ko = UInt16Builder::with_capacity(n);
         let mut pb = UInt16Builder::with_capacity(n);
         let mut pw = UInt16Builder::with_capacity(n);
         let mut mrow = UInt8Builder::with_capacity(n);
         let mut mcol = UInt8Builder::with_capacity(n);
-        let mut msgf = StringBuilder::with_capacity(n, 2 * n);
-        let mut mgtp = StringBuilder::with_capacity(n, 3 * n);
         let mut komi = Float32Builder::with_capacity(n);
         let mut handicap = UInt8Builder::with_capacity(n);
-        let mut rules = strings(|g| g.rules.as_ref().map_or(0, |x| x.len()));
-        let mut result = strings(|g| g.result.as_ref().map_or(0, |x| x.len()));
-        let mut winner = strings(|g| g.winner.as_ref().map_or(0, |x| x.len()));
-        let mut kind = strings(|g| g.result_kind.len());
         let mut margin = Float32Builder::with_capacity(n);
         let mut brn = Int16Builder::with_capacity(n);
         let mut wrn = Int16Builder::with_capacity(n);
-        let mut br = strings(|g| g.black_rank.as_ref().map_or(0, |x| x.len()));
-        let mut wr = strings(|g| g.white_rank.as_ref().map_or(0, |x| x.len()));
-        let mut date = strings(|g| g.date.as_ref().map_or(0, |x| x.len()));
         let mut is_winner = BooleanBuilder::with_capacity(n);
-        let mut split = StringBuilder::with_capacity(n, 5 * n);
         let mut tmask = UInt32Builder::with_capacity(n);
         let mut tnames = ListBuilder::with_capacity(StringBuilder::with_capacity(n, 12 * n), n)
             .with_field(Arc::new(Field::new("item", DataType::Utf8, false)));
@@ -611,8 +606,6 @@ impl SampleBuf {
         let mut iwhite = UInt16Builder::with_capacity(n);
         for i in 0..n {
             let gi = g(i);
-            game_id.append_value(&gi.game_id);
-            source.append_value(&gi.source);
             game_index.append_value(gi.game_index);
             ko.append_option(self.ko[i]);
             pb.append_value(self.prisoners[i][0]);
@@ -629,24 +622,13 @@ impl SampleBuf {
                     mcol.append_null();
                 }
             }
-            let (t_sgf, t_gtp) = &texts[m as usize];
-            msgf.append_value(t_sgf);
-            mgtp.append_value(t_gtp);
             komi.append_option(gi.komi);
             handicap.append_value(gi.handicap);
-            rules.append_option(gi.rules.as_deref());
-            result.append_option(gi.result.as_deref());
-            winner.append_option(gi.winner.as_deref());
-            kind.append_value(&gi.result_kind);
             margin.append_option(gi.margin);
             brn.append_option(gi.black_rank_num);
             wrn.append_option(gi.white_rank_num);
-            br.append_option(gi.black_rank.as_deref());
-            wr.append_option(gi.white_rank.as_deref());
-            date.append_option(gi.date.as_deref());
             let side = if self.to_play[i] == 1 { "B" } else { "W" };
             is_winner.append_value(gi.winner.as_deref() == Some(side));
-            split.append_value(gi.split);
             if with_tags {
                 let (mask, cap, sa) = self.tags[i];
                 tmask.append_value(mask);
@@ -675,8 +657,8 @@ impl SampleBuf {
             }
         }
         let cols: Vec<ArrayRef> = vec![
-            Arc::new(game_id.finish()),
-            Arc::new(source.finish()),
+            per_game(&|g| Some(g.game_id.as_str())),
+            per_game(&|g| Some(g.source.as_str())),
             Arc::new(game_index.finish()),
             move_number,
             hash,
@@ -689,22 +671,22 @@ impl SampleBuf {
             mv,
             Arc::new(mrow.finish()),
             Arc::new(mcol.finish()),
-            Arc::new(msgf.finish()),
-            Arc::new(mgtp.finish()),
+            per_move(&texts.0),
+            per_move(&texts.1),
             Arc::new(komi.finish()),
             Arc::new(handicap.finish()),
-            Arc::new(rules.finish()),
-            Arc::new(result.finish()),
-            Arc::new(winner.finish()),
-            Arc::new(kind.finish()),
+            per_game(&|g| g.rules.as_deref()),
+            per_game(&|g| g.result.as_deref()),
+            per_game(&|g| g.winner.as_deref()),
+            per_game(&|g| Some(g.result_kind.as_str())),
             Arc::new(margin.finish()),
             Arc::new(brn.finish()),
             Arc::new(wrn.finish()),
-            Arc::new(br.finish()),
-            Arc::new(wr.finish()),
-            Arc::new(date.finish()),
+            per_game(&|g| g.black_rank.as_deref()),
+            per_game(&|g| g.white_rank.as_deref()),
+            per_game(&|g| g.date.as_deref()),
             Arc::new(is_winner.finish()),
-            Arc::new(split.finish()),
+            per_game(&|g| Some(g.split)),
             dup,
             dmoves,
             dcounts,
@@ -718,7 +700,7 @@ impl SampleBuf {
             Arc::new(iblack.finish()),
             Arc::new(iwhite.finish()),
         ];
-        RecordBatch::try_new(samples_schema(), cols).expect("invariant: sample columns match schema")
+        RecordBatch::try_new(batch_schema(), cols).expect("invariant: sample columns match schema")
     }
 }
 
@@ -726,6 +708,60 @@ impl SampleBuf {
 /// dictionary-encodes their pages, so the bytes on disk are the same as a dictionary type.
 fn dict(name: &str, nullable: bool) -> Field {
     Field::new(name, DataType::Utf8, nullable)
+}
+
+/// The SGF and GTP text of every move index as two string arrays (the values of the
+/// `move_sgf` / `move_gtp` dictionary arrays), built once.
+fn move_text_arrays() -> &'static (ArrayRef, ArrayRef) {
+    static T: std::sync::OnceLock<(ArrayRef, ArrayRef)> = std::sync::OnceLock::new();
+    T.get_or_init(|| {
+        let texts = crate::coord::move_texts();
+        let sgf: StringArray = texts.iter().map(|t| Some(t.0.as_str())).collect();
+        let gtp: StringArray = texts.iter().map(|t| Some(t.1.as_str())).collect();
+        (Arc::new(sgf) as ArrayRef, Arc::new(gtp) as ArrayRef)
+    })
+}
+
+/// Schema of [`SampleBuf::into_batch`]'s batches: [`samples_schema`] with the
+/// game-level text and move text as dictionary arrays (written as the same `Utf8`
+/// Parquet columns).
+fn batch_schema() -> SchemaRef {
+    static S: std::sync::OnceLock<SchemaRef> = std::sync::OnceLock::new();
+    S.get_or_init(|| {
+        let game_level = [
+            "game_id",
+            "source",
+            "rules",
+            "result",
+            "winner",
+            "result_kind",
+            "black_rank",
+            "white_rank",
+            "date",
+            "split",
+        ];
+        let fields: Vec<Field> = samples_schema()
+            .fields()
+            .iter()
+            .map(|f| {
+                let key = if game_level.contains(&f.name().as_str()) {
+                    Some(DataType::UInt32)
+                } else if matches!(f.name().as_str(), "move_sgf" | "move_gtp") {
+                    Some(DataType::UInt16)
+                } else {
+                    None
+                };
+                match key {
+                    Some(k) => {
+                        f.as_ref().clone().with_data_type(DataType::Dictionary(Box::new(k), Box::new(DataType::Utf8)))
+                    }
+                    None => f.as_ref().clone(),
+                }
+            })
+            .collect();
+        crate::storage::schema(fields)
+    })
+    .clone()
 }
 
 /// Schema of the samples table.
