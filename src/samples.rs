@@ -253,13 +253,19 @@ impl SampleBuf {
             self.tags.reserve(rows);
         }
         match self.mode {
-            BufMode::Keys => self.hash.reserve(rows),
+            BufMode::Keys => {
+                self.hash.reserve(rows);
+                self.enc.reserve(rows);
+            }
             BufMode::CanonicalKeys => {
                 self.keys.reserve(rows);
                 self.sym.reserve(rows);
             }
             BufMode::Full | BufMode::NoHash => {
                 self.hash.reserve(rows);
+                if self.mode == BufMode::Full {
+                    self.enc.reserve(rows);
+                }
                 self.move_number.reserve(rows);
                 self.boards.reserve(rows * NN);
                 self.to_play.reserve(rows);

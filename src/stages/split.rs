@@ -307,7 +307,19 @@ pub fn replay_game_as(g: &GameRow, cfg: &SplitConfig, seed: u64, buf_mode: BufMo
     let mut prev: Option<Color> = None;
     let mut consecutive = false;
     let mut mid_iter = mid.iter().peekable();
-    let mut tagger = cfg.tags.then(crate::tactics::Tagger::new);
+    // One tagger per thread, reused from game to game (its ladder reader's buffers grow
+    // once), reset for each game.
+    thread_local! {
+        static TAGGER: std::cell::RefCell<crate::tactics::Tagger> = Default::default();
+    }
+    let mut tagger = cfg.tags.then(|| {
+        let mut t = TAGGER.take();
+        t.reset();
+        t
+    });
+    // S′ of the move being tagged: the move is played here, checked, tagged from both
+    // positions, and the boards swapped (one copy and one play per move).
+    let mut after = if cfg.tags { Some(Board::new()) } else { None };
     let mut tag_counts = [0u32; 15];
     for i in 0..n {
         let number = i as u32 + 1;
@@ -349,8 +361,22 @@ pub fn replay_game_as(g: &GameRow, cfg: &SplitConfig, seed: u64, buf_mode: BufMo
         }
         // The simple-ko ban binds one colour only (the opponent of the capturer).
         let ko = if board.ko_color() == Some(color) { board.ko_point().map(|p| p.index()) } else { None };
-        let tags = tagger.as_mut().map(|t| {
-            let tg = t.tag(&board, color, mv);
+        let played = match after.as_mut() {
+            Some(a) => {
+                a.clone_from(&board);
+                a.play(color, mv, &rules).map(|_| ())
+            }
+            None => Ok(()),
+        };
+        if let Err(e) = played {
+            return rej(
+                e.as_str(),
+                format!("{} at {}", if color == Color::Black { "black" } else { "white" }, describe(mv)),
+                Some(number),
+            );
+        }
+        let tags = tagger.as_mut().zip(after.as_ref()).map(|(t, a)| {
+            let tg = t.tag_played(&board, a, color, mv);
             for (b, c) in tag_counts.iter_mut().take(crate::tactics::TAG_NAMES.len()).enumerate() {
                 *c += (tg.mask >> b) & 1;
             }
@@ -383,12 +409,17 @@ pub fn replay_game_as(g: &GameRow, cfg: &SplitConfig, seed: u64, buf_mode: BufMo
                 buf.push_influence(&crate::scoring::influence_areas(&infl, cfg.influence_threshold));
             }
         }
-        if let Err(e) = board.play(color, mv, &rules) {
-            return rej(
-                e.as_str(),
-                format!("{} at {}", if color == Color::Black { "black" } else { "white" }, describe(mv)),
-                Some(number),
-            );
+        match after.as_mut() {
+            Some(a) => std::mem::swap(&mut board, a),
+            None => {
+                if let Err(e) = board.play(color, mv, &rules) {
+                    return rej(
+                        e.as_str(),
+                        format!("{} at {}", if color == Color::Black { "black" } else { "white" }, describe(mv)),
+                        Some(number),
+                    );
+                }
+            }
         }
         if mode != SuperkoMode::Off && mv != Move::Pass && !history.push(&board, color.opponent()) {
             return rej("superko_violation", format!("{} repeats an earlier position", describe(mv)), Some(number));
@@ -397,6 +428,9 @@ pub fn replay_game_as(g: &GameRow, cfg: &SplitConfig, seed: u64, buf_mode: BufMo
         prev = Some(color);
     }
     buf.finish_hashes();
+    if let Some(t) = tagger {
+        TAGGER.set(t);
+    }
     // Tactical options, then the per-game quota (evenly spread).
     let mut idx: Vec<usize> = (0..buf.len()).collect();
     if cfg.tactical_only && cfg.tags {
