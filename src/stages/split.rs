@@ -240,7 +240,8 @@ pub fn replay_game_as(g: &GameRow, cfg: &SplitConfig, seed: u64, buf_mode: BufMo
         },
         None => Vec::new(),
     };
-    let mut board = Board::new();
+    // Boxed: S and S′ are swapped after every tagged move (a pointer swap, not a copy).
+    let mut board = Box::new(Board::new());
     let place = |board: &mut Board, idx: u16, v: u8| -> bool {
         match Point::from_index(idx) {
             Some(p) => board.set_stone(p, v).is_ok(),
@@ -319,7 +320,7 @@ pub fn replay_game_as(g: &GameRow, cfg: &SplitConfig, seed: u64, buf_mode: BufMo
     });
     // S′ of the move being tagged: the move is played here, checked, tagged from both
     // positions, and the boards swapped (one copy and one play per move).
-    let mut after = if cfg.tags { Some(Board::new()) } else { None };
+    let mut after = if cfg.tags { Some(Box::new(Board::new())) } else { None };
     let mut tag_counts = [0u32; 15];
     for i in 0..n {
         let number = i as u32 + 1;
