@@ -60,6 +60,11 @@ pub struct TableOptions {
     /// query prunes on, whose statistics would cost a comparison per value. Leaf paths
     /// (`history.list.item` for a list column).
     pub no_stats_columns: Vec<&'static str>,
+    /// Further columns without dictionary encoding (statistics kept): numbers that are
+    /// constant within a game or small counts, where plain values compressed by zstd are
+    /// as small as dictionary indices and much cheaper to write than interning every
+    /// value (docs/performance.md).
+    pub no_dictionary_columns: Vec<&'static str>,
 }
 
 impl Default for TableOptions {
@@ -70,6 +75,7 @@ impl Default for TableOptions {
             zstd_level: 3,
             plain_columns: Vec::new(),
             no_stats_columns: Vec::new(),
+            no_dictionary_columns: Vec::new(),
         }
     }
 }
@@ -137,6 +143,10 @@ pub fn writer_properties(opts: &TableOptions, name: &str) -> std::io::Result<Wri
         props = props
             .set_column_dictionary_enabled(path.clone(), false)
             .set_column_statistics_enabled(path, EnabledStatistics::None);
+    }
+    for c in &opts.no_dictionary_columns {
+        let path = parquet::schema::types::ColumnPath::from(c.split('.').map(String::from).collect::<Vec<_>>());
+        props = props.set_column_dictionary_enabled(path, false);
     }
     for c in &opts.no_stats_columns {
         let path = parquet::schema::types::ColumnPath::from(c.split('.').map(String::from).collect::<Vec<_>>());

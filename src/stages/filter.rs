@@ -134,8 +134,7 @@ pub fn run(
         row_group_rows: 16384,
         shard_rows: 250_000,
         zstd_level: cfg.split.zstd_level,
-        plain_columns: Vec::new(),
-        no_stats_columns: Vec::new(),
+        ..Default::default()
     };
     let mut games = TableWriter::new(out, "games", games_schema(), opts.clone())?;
     let mut rejects = TableWriter::new(out, "rejects", rejects_schema(), opts)?;

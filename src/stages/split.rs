@@ -556,6 +556,30 @@ pub fn samples_table_options(sc: &SplitConfig) -> TableOptions {
             "move_dist_counts.list.item",
             "tags.list.item",
         ],
+        // Numbers constant within a game, counts and small flags: plain values (zstd
+        // squeezes the runs) instead of a dictionary lookup per value. `move`,
+        // `move_row`/`move_col` keep their dictionary: it is smaller there.
+        no_dictionary_columns: vec![
+            "game_index",
+            "move_number",
+            "to_play",
+            "ko_point",
+            "prisoners_black",
+            "prisoners_white",
+            "komi",
+            "handicap",
+            "margin",
+            "black_rank_num",
+            "white_rank_num",
+            "dup_count",
+            "move_dist_counts.list.item",
+            "dedup_symmetry",
+            "tag_mask",
+            "capture_size",
+            "self_atari_size",
+            "influence_black_area",
+            "influence_white_area",
+        ],
     }
 }
 
@@ -754,13 +778,7 @@ pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport>
         out,
         "rejects",
         rejects_schema(),
-        TableOptions {
-            row_group_rows: 16384,
-            shard_rows: 250_000,
-            zstd_level: sc.zstd_level,
-            plain_columns: Vec::new(),
-            no_stats_columns: Vec::new(),
-        },
+        TableOptions { row_group_rows: 16384, shard_rows: 250_000, zstd_level: sc.zstd_level, ..Default::default() },
     )?;
     if !rejects.is_empty() {
         rw.write(&rejects_batch(&rejects))?;
