@@ -398,18 +398,10 @@ impl SampleBuf {
     pub fn game_of(&self, i: usize) -> &GameInfo {
         &self.games[self.game[i] as usize]
     }
-    /// Appends row `i` of `src` as a kept row of the game last started here with
-    /// [`SampleBuf::begin_game`], with its `position_hash` and dedup information.
-    pub fn push_kept(&mut self, src: &SampleBuf, i: usize, hash: [u8; 16], count: u32, dist: &[(u16, u32)]) {
-        if self.history_off.is_empty() {
-            self.history_off.push(0);
-        }
+    /// Records the dedup information of the next kept row (see [`SampleBuf::copy_kept_rows`]).
+    pub fn push_dedup(&mut self, count: u32, dist: &[(u16, u32)]) {
         if self.dist_off.is_empty() {
             self.dist_off.push(0);
-        }
-        src.copy_row(i, self, self.games.len() as u32 - 1, Some(hash));
-        if src.sym.is_empty() {
-            self.sym.push(0);
         }
         self.dup_count.push(count);
         for &(m, c) in dist {
@@ -417,6 +409,59 @@ impl SampleBuf {
             self.dist_counts.push(c);
         }
         self.dist_off.push(self.dist_moves.len() as u32);
+    }
+
+    /// Appends rows `idx` (increasing) of `src` as kept rows of the game last started
+    /// here with [`SampleBuf::begin_game`], `hashes[j]` being the `position_hash` of row
+    /// `idx[j]`; their dedup information comes from [`SampleBuf::push_dedup`]. Runs of
+    /// consecutive rows are copied as slices, column by column.
+    pub fn copy_kept_rows(&mut self, src: &SampleBuf, idx: &[usize], hashes: &[[u8; 16]]) {
+        assert_eq!(idx.len(), hashes.len(), "invariant: one hash per kept row");
+        src.assert_hashed();
+        if self.history_off.is_empty() {
+            self.history_off.push(0);
+        }
+        let game = self.games.len() as u32 - 1;
+        self.hash.extend_from_slice(hashes);
+        let mut j = 0;
+        while j < idx.len() {
+            let a = idx[j];
+            let mut len = 1;
+            while j + len < idx.len() && idx[j + len] == a + len {
+                len += 1;
+            }
+            let b = a + len;
+            j += len;
+            self.game.extend(std::iter::repeat_n(game, len));
+            self.moves.extend_from_slice(&src.moves[a..b]);
+            if !src.keys.is_empty() {
+                self.keys.extend_from_slice(&src.keys[a..b]);
+            }
+            if src.sym.is_empty() {
+                self.sym.extend(std::iter::repeat_n(0, len));
+            } else {
+                self.sym.extend_from_slice(&src.sym[a..b]);
+            }
+            if !src.tags.is_empty() {
+                self.tags.extend_from_slice(&src.tags[a..b]);
+            }
+            if src.keys_only() {
+                continue;
+            }
+            self.move_number.extend_from_slice(&src.move_number[a..b]);
+            self.boards.extend_from_slice(&src.boards[a * NN..b * NN]);
+            self.to_play.extend_from_slice(&src.to_play[a..b]);
+            self.ko.extend_from_slice(&src.ko[a..b]);
+            let (h0, h1) = (src.history_off[a] as usize, src.history_off[b] as usize);
+            let base = self.history.len() as u32 - h0 as u32;
+            self.history.extend_from_slice(&src.history[h0..h1]);
+            self.history_off.extend(src.history_off[a + 1..=b].iter().map(|&o| o + base));
+            self.prisoners.extend_from_slice(&src.prisoners[a..b]);
+            if !src.infl_counts.is_empty() {
+                self.infl_areas.extend_from_slice(&src.infl_areas[a * NN..b * NN]);
+                self.infl_counts.extend_from_slice(&src.infl_counts[a..b]);
+            }
+        }
     }
 
     /// Starts a game; following `push` calls belong to it.

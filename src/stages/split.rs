@@ -682,6 +682,7 @@ pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport>
     };
     {
         let mut dist: Vec<(u16, u32)> = Vec::new();
+        let (mut kept_idx, mut kept_hashes): (Vec<usize>, Vec<[u8; 16]>) = (Vec::new(), Vec::new());
         for_each_chunk(out, |games, first| {
             let to_write = std::mem::take(&mut pending);
             let (built, wrote) = rayon::join(
@@ -728,10 +729,11 @@ pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport>
                                 n
                             }
                             Some(cur) => {
-                                let mut n = 0;
+                                kept_idx.clear();
+                                kept_hashes.clear();
                                 for i in 0..samples.len() {
                                     let Some(k) = cur.get(row + i as u64)? else { continue };
-                                    if n == 0 {
+                                    if kept_idx.is_empty() {
                                         dst.begin_game(samples.game_of(i).clone());
                                     }
                                     if symmetry {
@@ -742,14 +744,19 @@ pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport>
                                             k.dist.iter().map(|&(m, c)| (crate::coord::symmetry_index(m, s_inv), c)),
                                         );
                                         dist.sort_unstable();
-                                        dst.push_kept(&samples, i, samples.compute_hash(i), k.count, &dist);
+                                        dst.push_dedup(k.count, &dist);
+                                        kept_hashes.push(samples.compute_hash(i));
                                     } else {
-                                        dst.push_kept(&samples, i, k.key, k.count, k.dist);
+                                        dst.push_dedup(k.count, k.dist);
+                                        kept_hashes.push(k.key);
                                     }
-                                    n += 1;
+                                    kept_idx.push(i);
+                                }
+                                if !kept_idx.is_empty() {
+                                    dst.copy_kept_rows(&samples, &kept_idx, &kept_hashes);
                                 }
                                 row += samples.len() as u64;
-                                n
+                                kept_idx.len()
                             }
                         };
                         if written > 0 {
