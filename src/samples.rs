@@ -510,7 +510,8 @@ impl SampleBuf {
     pub fn finish_hashes(&mut self) {
         let start = self.hash.len() - self.enc.len();
         position_hashes(&self.enc, &mut self.hash[start..]);
-        self.enc.clear();
+        // Freed, not kept: a chunk's game buffers all live until the chunk is done.
+        self.enc = Vec::new();
     }
     fn assert_hashed(&self) {
         assert!(self.enc.is_empty(), "invariant: SampleBuf::finish_hashes called after the last push");
