@@ -286,9 +286,9 @@ impl DedupIndex {
             let mut kept = KeptList::default();
             aggregate(&self.buf, &mut kept);
             self.buf = Vec::new();
-            // Rows are spread evenly over 0..max_row.
-            let span = self.max_row.max(1) as u128;
-            bucket_sort(&mut kept.rows, |k| ((k.row as u128 * 256) / span) as u8, |k| k.row);
+            // Rows are spread evenly over 0..max_row: bucket by their top 8 bits.
+            let shift = (64 - self.max_row.leading_zeros()).saturating_sub(8);
+            bucket_sort(&mut kept.rows, |k| (k.row >> shift) as u8, |k| k.row);
             self.stats.unique_positions = kept.rows.len() as u64;
             self.finish_stats();
             return Ok((
@@ -460,7 +460,8 @@ mod tests {
             (0..10_000u64).map(|i| (i * 7919) % 10_007 + if i % 3 == 0 { 50_000 } else { 0 }).collect();
         let mut want = rows.clone();
         want.sort();
-        bucket_sort(&mut rows, |&r| ((r as u128 * 256) / 60_008) as u8, |&r| r);
+        let shift = (64 - 60_008u64.leading_zeros()).saturating_sub(8);
+        bucket_sort(&mut rows, |&r| (r >> shift) as u8, |&r| r);
         assert_eq!(rows, want);
     }
 

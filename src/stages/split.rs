@@ -240,8 +240,7 @@ pub fn replay_game_as(g: &GameRow, cfg: &SplitConfig, seed: u64, buf_mode: BufMo
         },
         None => Vec::new(),
     };
-    // Boxed: S and S′ are swapped after every tagged move (a pointer swap, not a copy).
-    let mut board = Box::new(Board::new());
+    let mut board = Board::new();
     let place = |board: &mut Board, idx: u16, v: u8| -> bool {
         match Point::from_index(idx) {
             Some(p) => board.set_stone(p, v).is_ok(),
@@ -318,9 +317,6 @@ pub fn replay_game_as(g: &GameRow, cfg: &SplitConfig, seed: u64, buf_mode: BufMo
         t.reset();
         t
     });
-    // S′ of the move being tagged: the move is played here, checked, tagged from both
-    // positions, and the boards swapped (one copy and one play per move).
-    let mut after = if cfg.tags { Some(Box::new(Board::new())) } else { None };
     let mut tag_counts = [0u32; 15];
     for i in 0..n {
         let number = i as u32 + 1;
@@ -362,64 +358,49 @@ pub fn replay_game_as(g: &GameRow, cfg: &SplitConfig, seed: u64, buf_mode: BufMo
         }
         // The simple-ko ban binds one colour only (the opponent of the capturer).
         let ko = if board.ko_color() == Some(color) { board.ko_point().map(|p| p.index()) } else { None };
-        let played = match after.as_mut() {
-            Some(a) => {
-                a.clone_from(&board);
-                a.play(color, mv, &rules).map(|_| ())
-            }
-            None => Ok(()),
-        };
-        if let Err(e) = played {
-            return rej(
-                e.as_str(),
-                format!("{} at {}", if color == Color::Black { "black" } else { "white" }, describe(mv)),
-                Some(number),
-            );
-        }
-        let tags = tagger.as_mut().zip(after.as_ref()).map(|(t, a)| {
-            let tg = t.tag_played(&board, a, color, mv);
-            for (b, c) in tag_counts.iter_mut().take(crate::tactics::TAG_NAMES.len()).enumerate() {
-                *c += (tg.mask >> b) & 1;
-            }
-            tag_counts[14] += tg.is_tactical() as u32;
-            (tg.mask, tg.capture_size, tg.self_atari_size)
-        });
+        // The sample is taken from S; the tags need S and S′: half of them before the
+        // move is played on the one board, half after (no board copy).
+        let pending = tagger.as_mut().map(|t| t.before_move(&board, color, mv));
+        let mut sample = None;
         if keep[i] {
             board.cells(&mut cells);
             let k = hist.len().min(HISTORY);
             for (j, slot) in recent.iter_mut().take(k).enumerate() {
                 *slot = hist[hist.len() - 1 - j];
             }
-            buf.push(
-                &cells,
-                SampleMove {
-                    move_number: number.min(u16::MAX as u32) as u16,
-                    to_play: color as u8,
-                    ko_point: ko,
-                    mv,
-                    prisoners: [
-                        board.prisoners(Color::Black).min(u16::MAX as u32) as u16,
-                        board.prisoners(Color::White).min(u16::MAX as u32) as u16,
-                    ],
-                },
-                &recent[..k],
-                tags,
-            );
-            if cfg.influence && matches!(buf_mode, BufMode::Full | BufMode::NoHash) {
-                let infl = crate::scoring::influence(&board);
-                buf.push_influence(&crate::scoring::influence_areas(&infl, cfg.influence_threshold));
-            }
+            let sm = SampleMove {
+                move_number: number.min(u16::MAX as u32) as u16,
+                to_play: color as u8,
+                ko_point: ko,
+                mv,
+                prisoners: [
+                    board.prisoners(Color::Black).min(u16::MAX as u32) as u16,
+                    board.prisoners(Color::White).min(u16::MAX as u32) as u16,
+                ],
+            };
+            let infl = (cfg.influence && matches!(buf_mode, BufMode::Full | BufMode::NoHash))
+                .then(|| crate::scoring::influence_areas(&crate::scoring::influence(&board), cfg.influence_threshold));
+            sample = Some((sm, k, infl));
         }
-        match after.as_mut() {
-            Some(a) => std::mem::swap(&mut board, a),
-            None => {
-                if let Err(e) = board.play(color, mv, &rules) {
-                    return rej(
-                        e.as_str(),
-                        format!("{} at {}", if color == Color::Black { "black" } else { "white" }, describe(mv)),
-                        Some(number),
-                    );
-                }
+        if let Err(e) = board.play(color, mv, &rules) {
+            return rej(
+                e.as_str(),
+                format!("{} at {}", if color == Color::Black { "black" } else { "white" }, describe(mv)),
+                Some(number),
+            );
+        }
+        let tags = tagger.as_mut().zip(pending).map(|(t, pending)| {
+            let tg = t.after_move(pending, &board);
+            for (b, c) in tag_counts.iter_mut().take(crate::tactics::TAG_NAMES.len()).enumerate() {
+                *c += (tg.mask >> b) & 1;
+            }
+            tag_counts[14] += tg.is_tactical() as u32;
+            (tg.mask, tg.capture_size, tg.self_atari_size)
+        });
+        if let Some((sm, k, infl)) = sample {
+            buf.push(&cells, sm, &recent[..k], tags);
+            if let Some(areas) = infl {
+                buf.push_influence(&areas);
             }
         }
         if mode != SuperkoMode::Off && mv != Move::Pass && !history.push(&board, color.opponent()) {

@@ -40,7 +40,7 @@ pub mod tags;
 mod tests;
 
 pub use ladder::{is_ladder_captured, working_moves_2libs, LadderSearch, LADDER_NODE_BUDGET};
-pub use tags::{Tagger, Tags, TAG_NAMES};
+pub use tags::{PendingTags, Tagger, Tags, TAG_NAMES};
 
 use crate::coord::Point;
 use crate::engine::{Board, Color};

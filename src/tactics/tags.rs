@@ -8,8 +8,9 @@
 //! position it is given follows the previous move (by hash) and otherwise forgets the
 //! context, so skipping moves can only lose a `snapback` tag, never invent one.
 //!
-//! Cost: no allocation once warm; the neighbour scan and one board copy (for S′) per
-//! move; the ladder reader runs only when the move takes a 2-liberty opponent chain to
+//! Cost: no allocation once warm; the neighbour scan and, in [`Tagger::tag`], one
+//! board copy (for S′) per move ([`Tagger::before_move`] / [`Tagger::after_move`] let a
+//! caller that plays the move itself skip it); the ladder reader runs only when the move takes a 2-liberty opponent chain to
 //! 1 liberty (one defender-first search per such chain) or turns an own 1-liberty chain
 //! into a 2-liberty one (one attacker-first search).
 
@@ -194,33 +195,78 @@ impl Tagger {
             self.prev = Prev::default();
             return Tags::default();
         }
+        let pre = pre(&mut self.scratch, &self.prev, before, color, p);
         self.after.clone_from(before);
         self.after.play_unchecked(color, m);
-        compute(&mut self.scratch, &mut self.prev, before, &self.after, color, p)
+        post(&mut self.scratch, &mut self.prev, &pre, &self.after)
     }
 
     /// [`Tagger::tag`] for a caller that already has both positions: `after` must be
     /// `before` with `m` played by `color` (captures made). Saves the board copy.
     pub fn tag_played(&mut self, before: &Board, after: &Board, color: Color, m: Move) -> Tags {
-        match m {
+        let pending = self.before_move(before, color, m);
+        self.after_move(pending, after)
+    }
+
+    /// First half of [`Tagger::tag_played`] for a caller that plays the move on its only
+    /// board: call with S before playing, then [`Tagger::after_move`] with S′. No board
+    /// copy at all.
+    pub fn before_move(&mut self, before: &Board, color: Color, m: Move) -> PendingTags {
+        PendingTags(match m {
             Move::Pass => {
                 self.prev = Prev::default();
-                Tags { mask: Tags::PASS, ..Tags::default() }
+                Pending::Known(Tags { mask: Tags::PASS, ..Tags::default() })
             }
             Move::Play(p) if before.is_on_board(p) && before.get(p) == 0 => {
-                compute(&mut self.scratch, &mut self.prev, before, after, color, p)
+                Pending::Needs(pre(&mut self.scratch, &self.prev, before, color, p))
             }
             Move::Play(_) => {
                 self.prev = Prev::default();
-                Tags::default()
+                Pending::Known(Tags::default())
             }
+        })
+    }
+
+    /// Second half: the tags of the move [`Tagger::before_move`] saw, given S′ = `after`
+    /// (that move played, captures made).
+    pub fn after_move(&mut self, pending: PendingTags, after: &Board) -> Tags {
+        match pending.0 {
+            Pending::Known(t) => t,
+            Pending::Needs(pre) => post(&mut self.scratch, &mut self.prev, &pre, after),
         }
     }
 }
 
-/// Every tag of the move `p` by `color` from S = `before` and S′ = `after`; updates
-/// `prev` to this move.
-fn compute(s: &mut Scratch, prev: &mut Prev, before: &Board, after: &Board, color: Color, p: Point) -> Tags {
+/// What [`pre`] learns from S for [`post`].
+#[derive(Clone, Copy, Debug)]
+struct Pre {
+    p: Point,
+    color: Color,
+    /// Tags known from S alone (own-eye fill, capture, snapback).
+    mask: u32,
+    n_own: usize,
+    n_caps: usize,
+    capture_size: u32,
+    /// Opponent chains next to `p` that the move does not capture (candidates for atari).
+    cand: [Point; 4],
+    n_cand: usize,
+    /// Points the captures empty, as bits `row * 19 + col`.
+    vacated: [u64; 6],
+}
+
+/// The tags of a move not yet played, or already known.
+#[derive(Clone, Copy, Debug)]
+pub struct PendingTags(Pending);
+
+#[derive(Clone, Copy, Debug)]
+enum Pending {
+    Known(Tags),
+    Needs(Pre),
+}
+
+/// The part of the tags that S = `before` decides (reads `prev` for `snapback`; the
+/// saved chains go to `s.saves`).
+fn pre(s: &mut Scratch, prev: &Prev, before: &Board, color: Color, p: Point) -> Pre {
     let pc = color.as_u8();
     let oc = color.opponent().as_u8();
     let mut mask = 0u32;
@@ -245,47 +291,24 @@ fn compute(s: &mut Scratch, prev: &mut Prev, before: &Board, after: &Board, colo
         mask |= Tags::OWN_EYE_FILL;
     }
 
-    // capture: opponent chains whose last liberty is m.
+    // capture: opponent chains whose last liberty is m; the others may be put in atari.
     let mut caps = [p; 4];
     let mut n_caps = 0;
     let mut capture_size = 0u32;
-    // atari: opponent chains taken from 2 liberties to 1 (one stone takes one liberty).
-    let mut ataried = [p; 4];
-    let mut n_ataried = 0;
+    let mut cand = [p; 4];
+    let mut n_cand = 0;
     for &o in &opp[..n_opp] {
-        let libs = before.chain_liberties(o);
-        if libs == 1 {
+        if before.chain_liberties(o) == 1 {
             caps[n_caps] = o;
             n_caps += 1;
             capture_size += before.chain_size(o);
-        } else if after.chain_liberties(o) == 1 {
-            ataried[n_ataried] = o;
-            n_ataried += 1;
+        } else {
+            cand[n_cand] = o;
+            n_cand += 1;
         }
     }
     if n_caps > 0 {
         mask |= Tags::CAPTURE;
-    }
-    if n_ataried > 0 {
-        mask |= Tags::ATARI;
-    }
-    if n_ataried > 1 {
-        mask |= Tags::DOUBLE_ATARI;
-    }
-
-    // self_atari (after captures), ko_capture, tigers_mouth_entry.
-    let my_libs = after.chain_liberties(p);
-    let my_size = after.chain_size(p);
-    let mut self_atari_size = 0;
-    if my_libs == 1 {
-        mask |= Tags::SELF_ATARI;
-        self_atari_size = my_size;
-        if capture_size == 1 && my_size == 1 {
-            mask |= Tags::KO_CAPTURE;
-        }
-        if n_caps == 0 && n_own == 0 {
-            mask |= Tags::TIGERS_MOUTH_ENTRY;
-        }
     }
 
     // The stones the captures empty: snapback now, and the context for the next move.
@@ -331,6 +354,45 @@ fn compute(s: &mut Scratch, prev: &mut Prev, before: &Board, after: &Board, colo
             }
         }
     }
+    Pre { p, color, mask, n_own, n_caps, capture_size, cand, n_cand, vacated }
+}
+
+/// The rest of the tags, from S′ = `after` (the move played, captures made); updates
+/// `prev` to this move.
+fn post(s: &mut Scratch, prev: &mut Prev, pre: &Pre, after: &Board) -> Tags {
+    let Pre { p, color, mut mask, n_own, n_caps, capture_size, .. } = *pre;
+
+    // atari: opponent chains taken from 2 liberties to 1 (one stone takes one liberty).
+    let mut ataried = [p; 4];
+    let mut n_ataried = 0;
+    for &o in &pre.cand[..pre.n_cand] {
+        if after.chain_liberties(o) == 1 {
+            ataried[n_ataried] = o;
+            n_ataried += 1;
+        }
+    }
+    if n_ataried > 0 {
+        mask |= Tags::ATARI;
+    }
+    if n_ataried > 1 {
+        mask |= Tags::DOUBLE_ATARI;
+    }
+
+    // self_atari (after captures), ko_capture, tigers_mouth_entry.
+    let my_libs = after.chain_liberties(p);
+    let my_size = after.chain_size(p);
+    let mut self_atari_size = 0;
+    if my_libs == 1 {
+        mask |= Tags::SELF_ATARI;
+        self_atari_size = my_size;
+        if capture_size == 1 && my_size == 1 {
+            mask |= Tags::KO_CAPTURE;
+        }
+        if n_caps == 0 && n_own == 0 {
+            mask |= Tags::TIGERS_MOUTH_ENTRY;
+        }
+    }
+
     s.checked.clear();
     for i in 0..s.saves.len() {
         let (g, by_capture) = s.saves[i];
@@ -360,7 +422,13 @@ fn compute(s: &mut Scratch, prev: &mut Prev, before: &Board, after: &Board, colo
         }
     }
 
-    *prev = Prev { color: Some(color), point: Some(p), vacated, captured: n_caps > 0, hash_after: after.hash() };
+    *prev = Prev {
+        color: Some(color),
+        point: Some(p),
+        vacated: pre.vacated,
+        captured: n_caps > 0,
+        hash_after: after.hash(),
+    };
     Tags {
         mask,
         capture_size: capture_size.min(u16::MAX as u32) as u16,

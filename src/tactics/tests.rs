@@ -869,6 +869,7 @@ fn real_games_invariants() {
     let Some(games) = kombilo_games() else { return };
     let rules = Rules::default();
     let mut tagger = Tagger::new();
+    let mut in_place = Tagger::new();
     let mut counts = [0usize; TAG_NAMES.len()];
     let mut moves_total = 0;
     let mut search = LadderSearch::new();
@@ -879,6 +880,7 @@ fn real_games_invariants() {
             b.set_stone(p, c.as_u8()).unwrap();
         }
         tagger.reset();
+        in_place.reset();
         for &(c, m) in moves {
             if b.is_legal(c, m, &rules).is_err() {
                 break;
@@ -913,7 +915,11 @@ fn real_games_invariants() {
                 }
                 assert_eq!(t.has(Tags::LADDER_CAPTURE), want, "{:?}\n{}", m, b.to_diagram());
             }
+            // The split stage's way: half before the move is played on the one board,
+            // half after. Same tags, snapback context included.
+            let pending = in_place.before_move(&b, c, m);
             b.play(c, m, &rules).unwrap();
+            assert_eq!(in_place.after_move(pending, &b), t, "{:?}", m);
         }
     }
     let summary: Vec<String> = TAG_NAMES.iter().zip(counts).map(|(n, k)| format!("{n} {k}")).collect();
