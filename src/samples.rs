@@ -453,9 +453,9 @@ impl SampleBuf {
             self.to_play.extend_from_slice(&src.to_play[a..b]);
             self.ko.extend_from_slice(&src.ko[a..b]);
             let (h0, h1) = (src.history_off[a] as usize, src.history_off[b] as usize);
-            let base = self.history.len() as u32 - h0 as u32;
+            let base = self.history.len() as u32;
             self.history.extend_from_slice(&src.history[h0..h1]);
-            self.history_off.extend(src.history_off[a + 1..=b].iter().map(|&o| o + base));
+            self.history_off.extend(src.history_off[a + 1..=b].iter().map(|&o| o - h0 as u32 + base));
             self.prisoners.extend_from_slice(&src.prisoners[a..b]);
             if !src.infl_counts.is_empty() {
                 self.infl_areas.extend_from_slice(&src.infl_areas[a * NN..b * NN]);
