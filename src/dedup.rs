@@ -158,49 +158,7 @@ pub struct DedupIndex {
 /// Sorts observations by (key, row): the same order as `Obs`'s `Ord` (rows are unique),
 /// with the key compared as one integer.
 fn sort_obs(v: &mut [Obs]) {
-    // Keys are hashes, spread evenly: partition by the first key byte that differs
-    // within the slice (in a spilled bucket the first byte is the bucket's), then sort the
-    // 256 parts. Bytes before it are equal throughout, so this is the full order.
-    let key = |o: &Obs| (u128::from_be_bytes(o.key), o.row);
-    let Some(first) = v.first().map(|o| o.key) else { return };
-    match (0..16).find(|&d| v.iter().any(|o| o.key[d] != first[d])) {
-        Some(d) => bucket_sort(v, |o| o.key[d], key),
-        None => v.sort_unstable_by_key(key),
-    }
-}
-
-/// Sorts `v` by `key` (which must order `v` totally), given `bucket`, a byte that never
-/// decreases as `key` increases: one in-place pass places every element in its bucket's
-/// range (an American flag sort), then each range is sorted on its own. For evenly spread
-/// buckets that is ~40% fewer comparisons than one sort of the whole slice, and each
-/// part fits in cache.
-fn bucket_sort<T: Copy, K: Ord>(v: &mut [T], bucket: impl Fn(&T) -> u8, key: impl Fn(&T) -> K + Copy) {
-    if v.len() < 4096 {
-        v.sort_unstable_by_key(key);
-        return;
-    }
-    let mut start = [0usize; 257];
-    for x in v.iter() {
-        start[bucket(x) as usize + 1] += 1;
-    }
-    for b in 0..256 {
-        start[b + 1] += start[b];
-    }
-    let mut next = start;
-    for b in 0..256 {
-        while next[b] < start[b + 1] {
-            let t = bucket(&v[next[b]]) as usize;
-            if t == b {
-                next[b] += 1;
-            } else {
-                v.swap(next[b], next[t]);
-                next[t] += 1;
-            }
-        }
-    }
-    for b in 0..256 {
-        v[start[b]..start[b + 1]].sort_unstable_by_key(key);
-    }
+    v.sort_unstable_by_key(|o| (u128::from_be_bytes(o.key), o.row));
 }
 
 /// Groups sorted observations and adds one kept row per key to `out`.
@@ -286,9 +244,7 @@ impl DedupIndex {
             let mut kept = KeptList::default();
             aggregate(&self.buf, &mut kept);
             self.buf = Vec::new();
-            // Rows are spread evenly over 0..max_row: bucket by their top 8 bits.
-            let shift = (64 - self.max_row.leading_zeros()).saturating_sub(8);
-            bucket_sort(&mut kept.rows, |k| (k.row >> shift) as u8, |k| k.row);
+            kept.rows.sort_unstable_by_key(|k| k.row);
             self.stats.unique_positions = kept.rows.len() as u64;
             self.finish_stats();
             return Ok((
@@ -436,33 +392,6 @@ mod tests {
             }
         }
         (kept, stats)
-    }
-
-    #[test]
-    fn sort_obs_is_the_full_order() {
-        // Even keys, keys sharing their first bytes (a spilled bucket), one key for all
-        // (rows decide), and sizes on both sides of the small-slice cutoff.
-        for (n, shared) in [(100usize, 0usize), (5000, 0), (20_000, 0), (20_000, 1), (20_000, 3), (9000, 16)] {
-            let mut v = obs(n as u64, n as u64 + shared as u64);
-            for o in v.iter_mut() {
-                for b in 0..shared {
-                    o.key[b] = 0xAB;
-                }
-            }
-            v.reverse();
-            let mut want = v.clone();
-            want.sort_by_key(|o| (o.key, o.row));
-            sort_obs(&mut v);
-            assert_eq!(v, want, "n {n}, {shared} shared bytes");
-        }
-        // Kept rows by row, with an uneven spread.
-        let mut rows: Vec<u64> =
-            (0..10_000u64).map(|i| (i * 7919) % 10_007 + if i % 3 == 0 { 50_000 } else { 0 }).collect();
-        let mut want = rows.clone();
-        want.sort();
-        let shift = (64 - 60_008u64.leading_zeros()).saturating_sub(8);
-        bucket_sort(&mut rows, |&r| (r >> shift) as u8, |&r| r);
-        assert_eq!(rows, want);
     }
 
     #[test]
