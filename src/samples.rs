@@ -273,6 +273,12 @@ impl SampleBuf {
                 self.history.reserve(rows * HISTORY);
                 self.history_off.reserve(rows + 1);
                 self.prisoners.reserve(rows);
+                // Dedup columns (kept buffers): most positions were played once, one
+                // move in their distribution.
+                self.dup_count.reserve(rows);
+                self.dist_off.reserve(rows + 1);
+                self.dist_moves.reserve(rows);
+                self.dist_counts.reserve(rows);
             }
         }
     }
