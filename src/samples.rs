@@ -342,19 +342,16 @@ impl SampleBuf {
         let mut o =
             SampleBuf { mode: self.mode, games: self.games.clone(), history_off: vec![0], ..Default::default() };
         for &i in idx {
-            self.copy_row(i, &mut o, self.game[i], None);
+            self.copy_row(i, &mut o, self.game[i]);
         }
         o
     }
-    /// Copies row `i` into `o` as a row of `o`'s game `game`, with `hash` as its
-    /// `position_hash` when given.
-    fn copy_row(&self, i: usize, o: &mut SampleBuf, game: u32, hash: Option<[u8; 16]>) {
+    /// Copies row `i` into `o` as a row of `o`'s game `game`.
+    fn copy_row(&self, i: usize, o: &mut SampleBuf, game: u32) {
         o.game.push(game);
         o.moves.push(self.moves[i]);
-        match hash {
-            Some(h) => o.hash.push(h),
-            None if !self.hash.is_empty() => o.hash.push(self.hash[i]),
-            None => {}
+        if !self.hash.is_empty() {
+            o.hash.push(self.hash[i]);
         }
         if !self.keys.is_empty() {
             o.keys.push(self.keys[i]);
