@@ -341,41 +341,57 @@ impl SampleBuf {
         self.assert_hashed();
         let mut o =
             SampleBuf { mode: self.mode, games: self.games.clone(), history_off: vec![0], ..Default::default() };
-        for &i in idx {
-            self.copy_row(i, &mut o, self.game[i]);
-        }
+        o.copy_runs(self, idx, None);
         o
     }
-    /// Copies row `i` into `o` as a row of `o`'s game `game`.
-    fn copy_row(&self, i: usize, o: &mut SampleBuf, game: u32) {
-        o.game.push(game);
-        o.moves.push(self.moves[i]);
-        if !self.hash.is_empty() {
-            o.hash.push(self.hash[i]);
+    /// Appends rows `idx` (increasing) of `src`, every column `src` has, as rows of
+    /// game `game` here (`None`: the game each row has in `src`). Runs of consecutive
+    /// rows are copied as slices, column by column.
+    fn copy_runs(&mut self, src: &SampleBuf, idx: &[usize], game: Option<u32>) {
+        if self.history_off.is_empty() {
+            self.history_off.push(0);
         }
-        if !self.keys.is_empty() {
-            o.keys.push(self.keys[i]);
-        }
-        if !self.sym.is_empty() {
-            o.sym.push(self.sym[i]);
-        }
-        if !self.tags.is_empty() {
-            o.tags.push(self.tags[i]);
-        }
-        if self.keys_only() {
-            return;
-        }
-        o.move_number.push(self.move_number[i]);
-        o.boards.extend_from_slice(&self.boards[i * NN..(i + 1) * NN]);
-        o.to_play.push(self.to_play[i]);
-        o.ko.push(self.ko[i]);
-        let (a, b) = (self.history_off[i] as usize, self.history_off[i + 1] as usize);
-        o.history.extend_from_slice(&self.history[a..b]);
-        o.history_off.push(o.history.len() as u32);
-        o.prisoners.push(self.prisoners[i]);
-        if !self.infl_counts.is_empty() {
-            o.infl_areas.extend_from_slice(&self.infl_areas[i * NN..(i + 1) * NN]);
-            o.infl_counts.push(self.infl_counts[i]);
+        let mut j = 0;
+        while j < idx.len() {
+            let a = idx[j];
+            let mut len = 1;
+            while j + len < idx.len() && idx[j + len] == a + len {
+                len += 1;
+            }
+            let b = a + len;
+            j += len;
+            match game {
+                Some(g) => self.game.extend(std::iter::repeat_n(g, len)),
+                None => self.game.extend_from_slice(&src.game[a..b]),
+            }
+            self.moves.extend_from_slice(&src.moves[a..b]);
+            for (dst, col) in [(&mut self.hash, &src.hash), (&mut self.keys, &src.keys)] {
+                if !col.is_empty() {
+                    dst.extend_from_slice(&col[a..b]);
+                }
+            }
+            if !src.sym.is_empty() {
+                self.sym.extend_from_slice(&src.sym[a..b]);
+            }
+            if !src.tags.is_empty() {
+                self.tags.extend_from_slice(&src.tags[a..b]);
+            }
+            if src.keys_only() {
+                continue;
+            }
+            self.move_number.extend_from_slice(&src.move_number[a..b]);
+            self.boards.extend_from_slice(&src.boards[a * NN..b * NN]);
+            self.to_play.extend_from_slice(&src.to_play[a..b]);
+            self.ko.extend_from_slice(&src.ko[a..b]);
+            let (h0, h1) = (src.history_off[a] as usize, src.history_off[b] as usize);
+            let base = self.history.len() as u32;
+            self.history.extend_from_slice(&src.history[h0..h1]);
+            self.history_off.extend(src.history_off[a + 1..=b].iter().map(|&o| o - h0 as u32 + base));
+            self.prisoners.extend_from_slice(&src.prisoners[a..b]);
+            if !src.infl_counts.is_empty() {
+                self.infl_areas.extend_from_slice(&src.infl_areas[a * NN..b * NN]);
+                self.infl_counts.extend_from_slice(&src.infl_counts[a..b]);
+            }
         }
     }
     /// Board of row `i` (not in the keys-only modes).
@@ -420,51 +436,13 @@ impl SampleBuf {
     /// consecutive rows are copied as slices, column by column.
     pub fn copy_kept_rows(&mut self, src: &SampleBuf, idx: &[usize], hashes: &[[u8; 16]]) {
         assert_eq!(idx.len(), hashes.len(), "invariant: one hash per kept row");
+        assert!(src.hash.is_empty(), "invariant: kept rows come from a NoHash buffer");
         src.assert_hashed();
-        if self.history_off.is_empty() {
-            self.history_off.push(0);
-        }
-        let game = self.games.len() as u32 - 1;
         self.hash.extend_from_slice(hashes);
-        let mut j = 0;
-        while j < idx.len() {
-            let a = idx[j];
-            let mut len = 1;
-            while j + len < idx.len() && idx[j + len] == a + len {
-                len += 1;
-            }
-            let b = a + len;
-            j += len;
-            self.game.extend(std::iter::repeat_n(game, len));
-            self.moves.extend_from_slice(&src.moves[a..b]);
-            if !src.keys.is_empty() {
-                self.keys.extend_from_slice(&src.keys[a..b]);
-            }
-            if src.sym.is_empty() {
-                self.sym.extend(std::iter::repeat_n(0, len));
-            } else {
-                self.sym.extend_from_slice(&src.sym[a..b]);
-            }
-            if !src.tags.is_empty() {
-                self.tags.extend_from_slice(&src.tags[a..b]);
-            }
-            if src.keys_only() {
-                continue;
-            }
-            self.move_number.extend_from_slice(&src.move_number[a..b]);
-            self.boards.extend_from_slice(&src.boards[a * NN..b * NN]);
-            self.to_play.extend_from_slice(&src.to_play[a..b]);
-            self.ko.extend_from_slice(&src.ko[a..b]);
-            let (h0, h1) = (src.history_off[a] as usize, src.history_off[b] as usize);
-            let base = self.history.len() as u32;
-            self.history.extend_from_slice(&src.history[h0..h1]);
-            self.history_off.extend(src.history_off[a + 1..=b].iter().map(|&o| o - h0 as u32 + base));
-            self.prisoners.extend_from_slice(&src.prisoners[a..b]);
-            if !src.infl_counts.is_empty() {
-                self.infl_areas.extend_from_slice(&src.infl_areas[a * NN..b * NN]);
-                self.infl_counts.extend_from_slice(&src.infl_counts[a..b]);
-            }
+        if src.sym.is_empty() {
+            self.sym.extend(std::iter::repeat_n(0, idx.len()));
         }
+        self.copy_runs(src, idx, Some(self.games.len() as u32 - 1));
     }
 
     /// Starts a game; following `push` calls belong to it.
