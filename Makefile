@@ -16,7 +16,7 @@ KGS    ?= $(SHARED)/dev/kgs-2001-archive
 INPUT_FLAGS := $(foreach i,$(INPUT),--input $(i))
 THREAD_FLAGS := $(if $(THREADS),--threads $(THREADS),)
 
-.PHONY: fuzz all build run filter split sample stats test test-rust test-polars test-python bench venv clean
+.PHONY: debs fuzz all build run filter split sample stats test test-rust test-polars test-python bench venv clean
 
 all: build
 
@@ -45,6 +45,20 @@ stats:
 	CARGO_TARGET_DIR=$(CARGO_TARGET_DIR)/query $(CARGO) build --release --features query --bin kibo
 	$(KIBO_QUERY) stats --out $(OUT) --pipeline $(PIPELINE)
 
+## Debian packages the tests need (headless Chromium for the review page). Installed
+## once per machine (root; `apt-get update` first); a stamp under the venv marks it done.
+DEBS := chromium
+$(VENV)/.debs: Makefile
+	@mkdir -p $(VENV)
+	@missing=$$(for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages: $$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+	touch $@
+
+debs: $(VENV)/.debs
+
 ## Python venv for the query / oracle tests (polars, pyarrow, sgfmill, pytest).
 $(VENV)/.ok: tests/python/requirements.txt
 	python3 -m venv $(VENV)
@@ -64,7 +78,7 @@ test-polars:
 
 # The binary is built by `cargo test` (same feature set as the tests, so no second
 # build of the dependencies).
-test-python: venv
+test-python: venv debs
 	$(CARGO) test --release --no-run --test integration
 	KIBO=$(KIBO) SHARED=$(SHARED) $(PY) -m pytest -q tests/python
 

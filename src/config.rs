@@ -25,7 +25,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::dedup::DedupMode;
+use crate::engine::SuperkoMode;
 use crate::input::Limits;
+use crate::sgf::{Rank, ResultKind};
 
 /// The whole pipeline file.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -103,13 +106,13 @@ pub struct FilterConfig {
     /// Largest handicap kept.
     pub max_handicap: u32,
     /// Lowest rank kept for both players (e.g. "1d", "5k"); unset = no bound.
-    pub min_rank: Option<String>,
+    pub min_rank: Option<Rank>,
     /// Highest rank kept for both players; unset = no bound.
-    pub max_rank: Option<String>,
+    pub max_rank: Option<Rank>,
     /// With a rank bound set, keep games whose ranks are missing or unreadable.
     pub allow_unknown_rank: bool,
     /// Result kinds kept ("score", "resign", "time", "forfeit", "draw", "void", "unknown"); empty = all.
-    pub result_kinds: Vec<String>,
+    pub result_kinds: Vec<ResultKind>,
     /// Earliest date kept ("YYYY", "YYYY-MM" or "YYYY-MM-DD"), compared with the game's DT.
     pub date_from: Option<String>,
     /// Latest date kept.
@@ -152,7 +155,7 @@ impl Default for FilterConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct SplitConfig {
     /// "off", "positional" or "situational".
-    pub superko: String,
+    pub superko: SuperkoMode,
     /// Multi-stone suicide is legal (New Zealand, Tromp-Taylor rules).
     pub allow_multi_stone_suicide: bool,
     /// Keep games where one colour moves twice in a row.
@@ -173,7 +176,7 @@ pub struct SplitConfig {
     pub split_ratios: [f64; 3],
     /// Position dedup: "exact" (board, side to move, ko point), "symmetry" (the same
     /// over the 8 board symmetries) or "off".
-    pub dedup: String,
+    pub dedup: DedupMode,
     /// Memory for the dedup index before it spills to disk, in MiB.
     pub dedup_memory_mb: usize,
     /// Compute the tactical tags of every move (docs/tags.md).
@@ -192,7 +195,7 @@ pub struct SplitConfig {
 impl Default for SplitConfig {
     fn default() -> Self {
         SplitConfig {
-            superko: "off".into(),
+            superko: SuperkoMode::Off,
             allow_multi_stone_suicide: false,
             allow_consecutive_moves: true,
             drop_passes: false,
@@ -202,7 +205,7 @@ impl Default for SplitConfig {
             shard_rows: 1 << 20,
             zstd_level: 3,
             split_ratios: [0.9, 0.05, 0.05],
-            dedup: "exact".into(),
+            dedup: DedupMode::Exact,
             dedup_memory_mb: 2048,
             tags: true,
             tactical_only: false,
@@ -265,30 +268,6 @@ impl Config {
     /// Checks values that types alone cannot.
     pub fn validate(&self, path: &Path) -> Result<(), ConfigError> {
         let bad = |message: String| Err(ConfigError::Invalid { path: path.into(), message });
-        if !["off", "positional", "situational"].contains(&self.split.superko.as_str()) {
-            return bad(format!(
-                "split.superko must be \"off\", \"positional\" or \"situational\", not {:?}",
-                self.split.superko
-            ));
-        }
-        if !["exact", "symmetry", "off"].contains(&self.split.dedup.as_str()) {
-            return bad(format!("split.dedup must be \"exact\", \"symmetry\" or \"off\", not {:?}", self.split.dedup));
-        }
-        for k in &self.filter.result_kinds {
-            if !crate::stages::filter::RESULT_KINDS.contains(&k.as_str()) {
-                return bad(format!(
-                    "filter.result_kinds: unknown kind {k:?} (known: {:?})",
-                    crate::stages::filter::RESULT_KINDS
-                ));
-            }
-        }
-        for (key, v) in [("filter.min_rank", &self.filter.min_rank), ("filter.max_rank", &self.filter.max_rank)] {
-            if let Some(r) = v {
-                if crate::sgf::parse_rank(r).is_none() {
-                    return bad(format!("{key}: cannot read rank {r:?} (write e.g. \"5k\", \"1d\", \"3p\")"));
-                }
-            }
-        }
         for (key, v) in [("filter.date_from", &self.filter.date_from), ("filter.date_to", &self.filter.date_to)] {
             if let Some(d) = v {
                 let ok = d.len() >= 4 && d.split('-').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
@@ -335,11 +314,24 @@ mod tests {
     #[test]
     fn defaults_and_values() {
         let c = Config::parse("[split]\nsuperko = \"positional\"\n", Path::new("p")).unwrap();
-        assert_eq!(c.split.superko, "positional");
+        assert_eq!(c.split.superko, SuperkoMode::Positional);
         assert_eq!(c.filter.min_moves, 1);
-        let e = Config::parse("[split]\nsuperko = \"psk\"\n", Path::new("p")).unwrap_err().to_string();
-        assert!(e.contains("superko"), "{e}");
-        let e = Config::parse("[filter]\nmin_rank = \"great\"\n", Path::new("p")).unwrap_err().to_string();
-        assert!(e.contains("min_rank"), "{e}");
+        // A bad value names the file, the line and the allowed values.
+        let e = Config::parse("[pipeline]\nseed = 1\n[split]\nsuperko = \"psk\"\n", Path::new("p"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("p:4:"), "{e}");
+        assert!(e.contains("psk") && e.contains("positional") && e.contains("situational"), "{e}");
+        let e = Config::parse("[split]\ndedup = \"fuzzy\"\n", Path::new("p")).unwrap_err().to_string();
+        assert!(e.starts_with("p:2:") && e.contains("symmetry"), "{e}");
+        let e = Config::parse("[filter]\nresult_kinds = [\"score\", \"resigned\"]\n", Path::new("p"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("p:2:") && e.contains("resigned") && e.contains("forfeit"), "{e}");
+        let e = Config::parse("\n[filter]\nmin_rank = \"great\"\n", Path::new("p")).unwrap_err().to_string();
+        assert!(e.starts_with("p:3:") && e.contains("great") && e.contains("5k"), "{e}");
+        let c = Config::parse("[filter]\nmin_rank = \"2d\"\nresult_kinds = [\"resign\"]\n", Path::new("p")).unwrap();
+        assert_eq!(c.filter.min_rank.map(|r| r.numeric), Some(2));
+        assert_eq!(c.filter.result_kinds, vec![ResultKind::Resign]);
     }
 }

@@ -145,6 +145,19 @@ pub struct DedupStats {
     pub bytes_per_unique_position: f64,
 }
 
+/// Which positions count as the same sample (`split.dedup`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DedupMode {
+    /// Same board, side to move and ko point.
+    #[default]
+    Exact,
+    /// The same over the 8 board symmetries.
+    Symmetry,
+    /// Every sample kept.
+    Off,
+}
+
 /// Collects observations (pass 1).
 pub struct DedupIndex {
     limit_obs: usize,

@@ -14,12 +14,16 @@ is the only place that knows about the command line.
 */
 
 pub mod cli;
+pub mod color;
 pub mod config;
 pub mod coord;
 pub mod dedup;
 pub mod engine;
+pub mod game;
 pub mod input;
 pub mod progress;
+pub mod reject;
+pub mod replay;
 pub mod samples;
 pub mod scoring;
 pub mod sgf;

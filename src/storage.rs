@@ -28,7 +28,7 @@ use parquet::file::writer::SerializedFileWriter;
 use rayon::prelude::*;
 
 /// Version of every table schema kibo writes. Bump on any column change.
-pub const SCHEMA_VERSION: &str = "1";
+pub const SCHEMA_VERSION: &str = "2";
 
 /// One finished shard.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -52,19 +52,15 @@ pub struct TableOptions {
     pub shard_rows: usize,
     /// zstd level.
     pub zstd_level: i32,
-    /// Columns whose values are (almost) all distinct: no dictionary encoding, which
-    /// would only hash every value and then fall back, and no min/max statistics, which
-    /// cost a comparison of every value and can prune nothing (a board's min and max).
-    pub plain_columns: Vec<&'static str>,
-    /// Further columns without min/max statistics (dictionary encoding kept): values no
+    /// Columns without min/max statistics: values no
     /// query prunes on, whose statistics would cost a comparison per value. Leaf paths
     /// (`history.list.item` for a list column).
-    pub no_stats_columns: Vec<&'static str>,
+    pub no_stats_columns: Vec<String>,
     /// Further columns without dictionary encoding (statistics kept): numbers that are
     /// constant within a game or small counts, where plain values compressed by zstd are
     /// as small as dictionary indices and much cheaper to write than interning every
     /// value (docs/performance.md).
-    pub no_dictionary_columns: Vec<&'static str>,
+    pub no_dictionary_columns: Vec<String>,
 }
 
 impl Default for TableOptions {
@@ -73,7 +69,6 @@ impl Default for TableOptions {
             row_group_rows: 65536,
             shard_rows: 1 << 20,
             zstd_level: 3,
-            plain_columns: Vec::new(),
             no_stats_columns: Vec::new(),
             no_dictionary_columns: Vec::new(),
         }
@@ -94,6 +89,28 @@ pub struct TableWriter {
     counts: std::collections::BTreeMap<String, usize>,
     shards: Vec<(String, u64)>,
     rows: u64,
+    /// File names are `part-<prefix>-…` (empty: `part-…`).
+    prefix: String,
+    /// Partition mode: only this writer's files in the table folder are replaced.
+    partition: bool,
+    /// Set by [`TableWriter::finish`]; until then dropping the writer removes its staging folder.
+    done: bool,
+}
+
+/// `e` with `path` in its message (same kind, so "disk full" stays recognisable).
+pub fn at_path(path: &Path) -> impl Fn(std::io::Error) -> std::io::Error + '_ {
+    move |e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+}
+
+/// A Parquet error as an I/O error naming `path` (the OS error inside, if any, keeps its kind).
+fn parquet_at(path: &Path) -> impl Fn(parquet::errors::ParquetError) -> std::io::Error + '_ {
+    move |e| match e {
+        parquet::errors::ParquetError::External(b) => match b.downcast::<std::io::Error>() {
+            Ok(io) => at_path(path)(*io),
+            Err(b) => std::io::Error::other(format!("{}: {b}", path.display())),
+        },
+        e => std::io::Error::other(format!("{}: {e}", path.display())),
+    }
 }
 
 /// Removes staging and old folders a crashed run may have left in `out`.
@@ -119,12 +136,14 @@ pub fn clean_stale(out: &Path) -> std::io::Result<()> {
 pub fn write_atomic(out: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
     let tmp = out.join(format!(".tmp-{name}"));
-    {
-        let mut f = File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
+    let result = File::create(&tmp)
+        .and_then(|mut f| f.write_all(bytes).and_then(|_| f.sync_all()))
+        .map_err(at_path(&tmp))
+        .and_then(|_| std::fs::rename(&tmp, out.join(name)).map_err(at_path(&out.join(name))));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
     }
-    std::fs::rename(&tmp, out.join(name))
+    result
 }
 
 /// blake3 of a file, hex.
@@ -138,12 +157,6 @@ pub fn file_blake3(path: &Path) -> std::io::Result<String> {
 pub fn writer_properties(opts: &TableOptions, name: &str) -> std::io::Result<WriterProperties> {
     let level = ZstdLevel::try_new(opts.zstd_level).map_err(|e| std::io::Error::other(e.to_string()))?;
     let mut props = WriterProperties::builder();
-    for c in &opts.plain_columns {
-        let path = parquet::schema::types::ColumnPath::from(*c);
-        props = props
-            .set_column_dictionary_enabled(path.clone(), false)
-            .set_column_statistics_enabled(path, EnabledStatistics::None);
-    }
     for c in &opts.no_dictionary_columns {
         let path = parquet::schema::types::ColumnPath::from(c.split('.').map(String::from).collect::<Vec<_>>());
         props = props.set_column_dictionary_enabled(path, false);
@@ -168,11 +181,48 @@ pub fn writer_properties(opts: &TableOptions, name: &str) -> std::io::Result<Wri
 impl TableWriter {
     /// Starts table `name` under `out`.
     pub fn new(out: &Path, name: &str, schema: SchemaRef, opts: TableOptions) -> std::io::Result<TableWriter> {
-        let staging = out.join(format!(".tmp-{name}"));
+        Self::start(out, name, "", false, schema, opts)
+    }
+
+    /// Table `name` whose files are named `part-<prefix>-NNNNN.parquet`; the whole folder
+    /// is replaced on [`TableWriter::finish`], as with [`TableWriter::new`].
+    pub fn with_prefix(
+        out: &Path,
+        name: &str,
+        prefix: &str,
+        schema: SchemaRef,
+        opts: TableOptions,
+    ) -> std::io::Result<TableWriter> {
+        Self::start(out, name, prefix, false, schema, opts)
+    }
+
+    /// One partition of table `name`: its files `part-<part>-NNNNN.parquet` replace that
+    /// partition's files in `out/<name>/` on [`TableWriter::finish`] (each by an atomic
+    /// rename; stale ones removed after); other files of the folder are left alone.
+    pub fn partition(
+        out: &Path,
+        name: &str,
+        part: &str,
+        schema: SchemaRef,
+        opts: TableOptions,
+    ) -> std::io::Result<TableWriter> {
+        Self::start(out, name, part, true, schema, opts)
+    }
+
+    fn start(
+        out: &Path,
+        name: &str,
+        prefix: &str,
+        partition: bool,
+        schema: SchemaRef,
+        opts: TableOptions,
+    ) -> std::io::Result<TableWriter> {
+        let staging =
+            out.join(if prefix.is_empty() { format!(".tmp-{name}") } else { format!(".tmp-{name}-{prefix}") });
         if staging.exists() {
-            std::fs::remove_dir_all(&staging)?;
+            std::fs::remove_dir_all(&staging).map_err(at_path(&staging))?;
         }
-        std::fs::create_dir_all(&staging)?;
+        std::fs::create_dir_all(&staging).map_err(at_path(&staging))?;
         let props = writer_properties(&opts, name)?;
         Ok(TableWriter {
             out: out.to_path_buf(),
@@ -185,6 +235,9 @@ impl TableWriter {
             counts: Default::default(),
             shards: Vec::new(),
             rows: 0,
+            prefix: prefix.to_string(),
+            partition,
+            done: false,
         })
     }
 
@@ -204,12 +257,15 @@ impl TableWriter {
         let mut offset = 0;
         while offset < batch.num_rows() {
             if !self.current.contains_key(key) {
-                let n = self.counts.entry(key.to_string()).or_default();
-                let file_name =
-                    if key.is_empty() { format!("part-{n:05}.parquet") } else { format!("part-{key}-{n:05}.parquet") };
-                *n += 1;
-                let f = File::create(self.staging.join(&file_name))?;
-                let w = Shard::new(f, self.schema.clone(), self.props.clone(), self.opts.row_group_rows)?;
+                let n = self.counts.get(key).copied().unwrap_or(0);
+                self.counts.insert(key.to_string(), n + 1);
+                let file_name = self.file_name(key, n);
+                let w = Shard::create(
+                    &self.staging.join(&file_name),
+                    self.schema.clone(),
+                    self.props.clone(),
+                    self.opts.row_group_rows,
+                )?;
                 self.shards.push((file_name, 0));
                 self.current.insert(key.to_string(), (w, 0, self.shards.len() - 1));
             }
@@ -227,10 +283,19 @@ impl TableWriter {
         Ok(())
     }
 
+    fn file_name(&self, key: &str, n: usize) -> String {
+        let parts: Vec<&str> = [self.prefix.as_str(), key].into_iter().filter(|s| !s.is_empty()).collect();
+        if parts.is_empty() {
+            format!("part-{n:05}.parquet")
+        } else {
+            format!("part-{}-{n:05}.parquet", parts.join("-"))
+        }
+    }
+
     fn close(&mut self, key: &str) -> std::io::Result<()> {
         if let Some((w, rows, idx)) = self.current.remove(key) {
-            let f = w.finish()?;
-            f.sync_all()?;
+            let path = w.path.clone();
+            w.finish()?.sync_all().map_err(at_path(&path))?;
             self.shards[idx].1 = rows;
         }
         Ok(())
@@ -245,11 +310,10 @@ impl TableWriter {
     /// gets one shard with zero rows, so readers always find the schema.
     pub fn finish(mut self) -> std::io::Result<Vec<ShardInfo>> {
         if self.shards.is_empty() {
-            let empty = RecordBatch::new_empty(self.schema.clone());
-            let file_name = "part-00000.parquet".to_string();
-            let f = File::create(self.staging.join(&file_name))?;
-            let mut w = Shard::new(f, self.schema.clone(), self.props.clone(), self.opts.row_group_rows)?;
-            w.write(&empty)?;
+            let file_name = self.file_name("", 0);
+            let path = self.staging.join(&file_name);
+            let mut w = Shard::create(&path, self.schema.clone(), self.props.clone(), self.opts.row_group_rows)?;
+            w.write(&RecordBatch::new_empty(self.schema.clone()))?;
             self.shards.push((file_name, 0));
             self.current.insert(String::new(), (w, 0, 0));
         }
@@ -260,25 +324,20 @@ impl TableWriter {
         // Shards listed by name, as readers see them.
         self.shards.sort();
         let final_dir = self.out.join(&self.name);
-        let old = self.out.join(format!(".old-{}", self.name));
-        if final_dir.exists() {
-            if old.exists() {
-                std::fs::remove_dir_all(&old)?;
-            }
-            std::fs::rename(&final_dir, &old)?;
+        if self.partition {
+            self.replace_partition(&final_dir)?;
+        } else {
+            self.replace_folder(&final_dir)?;
         }
-        std::fs::rename(&self.staging, &final_dir)?;
-        if old.exists() {
-            std::fs::remove_dir_all(&old)?;
-        }
+        self.done = true;
         let mut infos = Vec::new();
         for (file_name, rows) in &self.shards {
             let p = final_dir.join(file_name);
             infos.push(ShardInfo {
                 path: format!("{}/{}", self.name, file_name),
                 rows: *rows,
-                bytes: std::fs::metadata(&p)?.len(),
-                blake3: file_blake3(&p)?,
+                bytes: std::fs::metadata(&p).map_err(at_path(&p))?.len(),
+                blake3: file_blake3(&p).map_err(at_path(&p))?,
             });
         }
         Ok(infos)
@@ -289,7 +348,58 @@ impl TableWriter {
 /// (Parquet column chunks are independent), and the row group is assembled in column
 /// order, so the bytes are the same as [`ArrowWriter`]'s for the same batches whatever
 /// the thread count.
+impl TableWriter {
+    /// Swaps the staging folder in for `final_dir` (the old one moved aside, then removed).
+    fn replace_folder(&self, final_dir: &Path) -> std::io::Result<()> {
+        let old = self.out.join(format!(".old-{}", self.name));
+        if final_dir.exists() {
+            if old.exists() {
+                std::fs::remove_dir_all(&old).map_err(at_path(&old))?;
+            }
+            std::fs::rename(final_dir, &old).map_err(at_path(final_dir))?;
+        }
+        std::fs::rename(&self.staging, final_dir).map_err(at_path(final_dir))?;
+        if old.exists() {
+            std::fs::remove_dir_all(&old).map_err(at_path(&old))?;
+        }
+        Ok(())
+    }
+
+    /// Moves this partition's files into `final_dir`, then removes its stale ones.
+    fn replace_partition(&self, final_dir: &Path) -> std::io::Result<()> {
+        std::fs::create_dir_all(final_dir).map_err(at_path(final_dir))?;
+        let mine = format!("part-{}-", self.prefix);
+        let stale: Vec<PathBuf> = std::fs::read_dir(final_dir)
+            .map_err(at_path(final_dir))?
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().starts_with(&mine))
+            .filter(|e| !self.shards.iter().any(|(n, _)| e.file_name().to_string_lossy() == n.as_str()))
+            .map(|e| e.path())
+            .collect();
+        for (file_name, _) in &self.shards {
+            let to = final_dir.join(file_name);
+            std::fs::rename(self.staging.join(file_name), &to).map_err(at_path(&to))?;
+        }
+        for p in stale {
+            std::fs::remove_file(&p).map_err(at_path(&p))?;
+        }
+        std::fs::remove_dir_all(&self.staging).map_err(at_path(&self.staging))
+    }
+}
+
+impl Drop for TableWriter {
+    /// A writer dropped before [`TableWriter::finish`] (an error on the way) leaves
+    /// nothing behind: its staging folder is removed, the table as it was stays.
+    fn drop(&mut self) {
+        if !self.done {
+            self.current.clear();
+            let _ = std::fs::remove_dir_all(&self.staging);
+        }
+    }
+}
+
 struct Shard {
+    path: PathBuf,
     file: SerializedFileWriter<File>,
     factory: ArrowRowGroupWriterFactory,
     schema: SchemaRef,
@@ -300,13 +410,14 @@ struct Shard {
 }
 
 impl Shard {
-    fn new(f: File, schema: SchemaRef, props: WriterProperties, rg_max: usize) -> std::io::Result<Shard> {
+    fn create(path: &Path, schema: SchemaRef, props: WriterProperties, rg_max: usize) -> std::io::Result<Shard> {
+        let f = File::create(path).map_err(at_path(path))?;
         // ArrowWriter sets up the file (with the Arrow schema in its metadata); its
         // lower-level parts then take the columns one by one.
         let (file, factory) = ArrowWriter::try_new(f, schema.clone(), Some(props))
             .and_then(|w| w.into_serialized_writer())
-            .map_err(io_err)?;
-        Ok(Shard { file, factory, schema, writers: None, rg_rows: 0, rg_max: rg_max.max(1) })
+            .map_err(parquet_at(path))?;
+        Ok(Shard { path: path.to_path_buf(), file, factory, schema, writers: None, rg_rows: 0, rg_max: rg_max.max(1) })
     }
 
     fn write(&mut self, batch: &RecordBatch) -> std::io::Result<()> {
@@ -314,7 +425,7 @@ impl Shard {
         while off < batch.num_rows() {
             if self.writers.is_none() {
                 let index = self.file.flushed_row_groups().len();
-                self.writers = Some(self.factory.create_column_writers(index).map_err(io_err)?);
+                self.writers = Some(self.factory.create_column_writers(index).map_err(parquet_at(&self.path))?);
             }
             let take = (self.rg_max - self.rg_rows).min(batch.num_rows() - off);
             let piece = batch.slice(off, take);
@@ -325,13 +436,13 @@ impl Shard {
                 .zip(piece.columns().par_iter())
                 .map(|(f, c)| compute_leaves(f, c))
                 .collect::<Result<_, _>>()
-                .map_err(io_err)?;
+                .map_err(parquet_at(&self.path))?;
             let writers = self.writers.as_mut().expect("invariant: row group open");
             writers
                 .par_iter_mut()
                 .zip(leaves.into_iter().flatten().collect::<Vec<_>>().par_iter())
                 .try_for_each(|(w, leaf)| w.write(leaf))
-                .map_err(io_err)?;
+                .map_err(parquet_at(&self.path))?;
             self.rg_rows += take;
             off += take;
             if self.rg_rows >= self.rg_max {
@@ -344,24 +455,20 @@ impl Shard {
     fn flush(&mut self) -> std::io::Result<()> {
         let Some(writers) = self.writers.take() else { return Ok(()) };
         let chunks: Vec<ArrowColumnChunk> =
-            writers.into_par_iter().map(|w| w.close()).collect::<Result<_, _>>().map_err(io_err)?;
-        let mut rg = self.file.next_row_group().map_err(io_err)?;
+            writers.into_par_iter().map(|w| w.close()).collect::<Result<_, _>>().map_err(parquet_at(&self.path))?;
+        let mut rg = self.file.next_row_group().map_err(parquet_at(&self.path))?;
         for c in chunks {
-            c.append_to_row_group(&mut rg).map_err(io_err)?;
+            c.append_to_row_group(&mut rg).map_err(parquet_at(&self.path))?;
         }
-        rg.close().map_err(io_err)?;
+        rg.close().map_err(parquet_at(&self.path))?;
         self.rg_rows = 0;
         Ok(())
     }
 
     fn finish(mut self) -> std::io::Result<File> {
         self.flush()?;
-        self.file.into_inner().map_err(io_err)
+        self.file.into_inner().map_err(parquet_at(&self.path))
     }
-}
-
-fn io_err(e: parquet::errors::ParquetError) -> std::io::Error {
-    std::io::Error::other(e.to_string())
 }
 
 /// Reads every shard of `out/<table>/` in name order, calling `f` per batch.
@@ -376,15 +483,29 @@ pub fn read_table(out: &Path, table: &str, mut f: impl FnMut(RecordBatch) -> any
     files.sort();
     for p in files {
         let file = File::open(&p).with_context(|| format!("opening {}", p.display()))?;
-        let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
-            .with_context(|| format!("reading {}", p.display()))?
-            .with_batch_size(8192)
-            .build()?;
+        let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+            .with_context(|| format!("reading {}", p.display()))?;
+        check_schema_version(&p, builder.metadata().file_metadata().key_value_metadata())?;
+        let reader = builder.with_batch_size(8192).build().with_context(|| format!("reading {}", p.display()))?;
         for b in reader {
             f(b.with_context(|| format!("reading {}", p.display()))?)?;
         }
     }
     Ok(())
+}
+
+/// A shard written by another schema version is refused with a message that says which.
+fn check_schema_version(p: &Path, kv: Option<&Vec<KeyValue>>) -> anyhow::Result<()> {
+    let found = kv.and_then(|kv| kv.iter().find(|k| k.key == "kibo.schema_version")).and_then(|k| k.value.as_deref());
+    match found {
+        Some(SCHEMA_VERSION) => Ok(()),
+        Some(v) => anyhow::bail!(
+            "{}: written with kibo schema version {v}; this kibo reads version {SCHEMA_VERSION} \
+             (rerun the stage that wrote it, e.g. `kibo run`)",
+            p.display()
+        ),
+        None => anyhow::bail!("{}: not a kibo table (no kibo.schema_version in its metadata)", p.display()),
+    }
 }
 
 /// Shorthand for an `Arc`'d schema.

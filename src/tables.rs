@@ -1,106 +1,42 @@
 /*!
-The `games` and `rejects` tables: row structs, Arrow schemas, and conversion both ways.
-Column meanings are documented in `docs/schema.md`.
+The `games` and `rejects` tables as Arrow: the only code that turns a typed
+[`GameRow`] / [`RejectRow`] into columns and back. Column meanings are in
+`docs/schema.md`.
+
+Each table's columns are declared once, name, type and values side by side
+([`game_columns`], [`reject_columns`]); the schema is what that declaration gives for no
+rows, so a column cannot be added to one and forgotten in the other. Reading back goes
+by column name with checked types ([`Cols`]): a table written by another version or
+damaged gives an error naming the column, never a panic.
 */
 
 use std::sync::Arc;
 
-use arrow_array::builder::{
-    Float32Builder, Int16Builder, ListBuilder, StringBuilder, UInt16Builder, UInt32Builder, UInt64Builder, UInt8Builder,
-};
+use anyhow::{anyhow, bail, Context};
+use arrow_array::builder::{ListBuilder, StringBuilder};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float32Type, Int16Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type};
-use arrow_array::{Array, ArrayRef, RecordBatch};
-use arrow_schema::{DataType, Field, SchemaRef};
+use arrow_array::{
+    Array, ArrayRef, ArrowPrimitiveType, GenericListArray, ListArray, PrimitiveArray, RecordBatch, StringArray,
+    StructArray,
+};
+use arrow_buffer::OffsetBuffer;
+use arrow_schema::{DataType, Field, Fields, SchemaRef};
 
-/// One kept game.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct GameRow {
-    /// 32 hex chars: blake3 of the game's content (setup, first player, moves), not its metadata.
-    pub game_id: String,
-    /// Configured source name.
-    pub source: String,
-    /// File on disk.
-    pub source_file: String,
-    /// Path inside the archive(s), or null.
-    pub member: Option<String>,
-    /// Game index in its file (0-based).
-    pub game_index: u32,
-    /// Byte offset of the game in the decoded file text.
-    pub byte_offset: u64,
-    /// Charset used to decode the file.
-    pub charset: String,
-    /// Komi after normalisation.
-    pub komi: Option<f32>,
-    /// KM as written.
-    pub komi_raw: Option<String>,
-    /// HA (0 when absent).
-    pub handicap: u8,
-    /// RU as written.
-    pub rules: Option<String>,
-    /// RE as written.
-    pub result_raw: Option<String>,
-    /// "B", "W" or null.
-    pub winner: Option<String>,
-    /// score, resign, time, forfeit, draw, void, unknown.
-    pub result_kind: String,
-    /// Score margin for `score` results.
-    pub margin: Option<f32>,
-    /// PB.
-    pub black_name: Option<String>,
-    /// PW.
-    pub white_name: Option<String>,
-    /// BR as written.
-    pub black_rank: Option<String>,
-    /// WR as written.
-    pub white_rank: Option<String>,
-    /// Numeric black rank (kyu k → 1−k, dan d → d, pro p → 9+p).
-    pub black_rank_num: Option<i16>,
-    /// Numeric white rank.
-    pub white_rank_num: Option<i16>,
-    /// DT as written.
-    pub date: Option<String>,
-    /// First date in DT, `YYYY[-MM[-DD]]`.
-    pub date_iso: Option<String>,
-    /// EV.
-    pub event: Option<String>,
-    /// RO.
-    pub round: Option<String>,
-    /// PC.
-    pub place: Option<String>,
-    /// GN.
-    pub game_name: Option<String>,
-    /// AP.
-    pub application: Option<String>,
-    /// Black setup stones (point indices row*19+col) of the start position.
-    pub setup_black: Vec<u16>,
-    /// White setup stones.
-    pub setup_white: Vec<u16>,
-    /// PL at the start: "B", "W" or null.
-    pub first_player: Option<String>,
-    /// Main-line moves as indices (361 = pass).
-    pub moves: Vec<u16>,
-    /// Colour of each move, one char per move (`B`/`W`).
-    pub colors: String,
-    /// Number of moves (passes included).
-    pub num_moves: u32,
-    /// Moves whose colour equals the previous move's.
-    pub non_alternating: u32,
-    /// Setup after the first move, as JSON (`[{"before_move":n,"black":[..],"white":[..],"empty":[..]}]`), or null.
-    pub mid_setup: Option<String>,
-    /// Names of the quirks normalised while reading (`fox_komi_scaled`, `tt_pass`, …).
-    pub quirks: Vec<String>,
-    /// For games that ended by counting: `agrees`, `disagrees` or `undecided`; else null.
-    pub score_check: Option<String>,
-    /// The counted margin (black − white, komi included) behind `score_check`.
-    pub counted_margin: Option<f32>,
-}
+use crate::color::Color;
+use crate::coord::{Move, Point};
+use crate::game::{GameId, GameMeta, GameRow, ScoreVerdict};
+use crate::reject::{Reject, Stage};
+use crate::scoring::ScoreCheck;
+use crate::sgf::{GameMove, MidSetup, ResultKind};
+
+pub use crate::game::GameRow as Game;
 
 /// One game left out, or a file that could not be read.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RejectRow {
-    /// Stage that rejected it: `filter` or `split`.
-    pub stage: String,
+    /// Why (its stage is `reason.stage()`).
+    pub reason: Reject,
     /// Configured source name.
     pub source: String,
     /// File on disk.
@@ -111,332 +47,497 @@ pub struct RejectRow {
     pub game_index: Option<u32>,
     /// Byte offset in the decoded file text, when known.
     pub byte_offset: Option<u64>,
-    /// Stable reason code.
-    pub reason: String,
     /// Human-readable detail (SZ value, coordinate, OS error, …).
     pub detail: String,
     /// 1-based move number, when the reason concerns a move.
     pub move_number: Option<u32>,
-    /// game_id when the game was read (split-stage rejects), else null.
-    pub game_id: Option<String>,
+    /// The game's id when the game was read (split-stage rejects), else null.
+    pub game_id: Option<GameId>,
 }
 
-fn utf8(name: &str, nullable: bool) -> Field {
-    Field::new(name, DataType::Utf8, nullable)
-}
-
-fn list_of(name: &str, dt: DataType) -> Field {
-    Field::new(name, DataType::List(Arc::new(Field::new("item", dt, false))), false)
-}
-
-/// Schema of the games table.
-pub fn games_schema() -> SchemaRef {
-    crate::storage::schema(vec![
-        utf8("game_id", false),
-        utf8("source", false),
-        utf8("source_file", false),
-        utf8("member", true),
-        Field::new("game_index", DataType::UInt32, false),
-        Field::new("byte_offset", DataType::UInt64, false),
-        utf8("charset", false),
-        Field::new("komi", DataType::Float32, true),
-        utf8("komi_raw", true),
-        Field::new("handicap", DataType::UInt8, false),
-        utf8("rules", true),
-        utf8("result_raw", true),
-        utf8("winner", true),
-        utf8("result_kind", false),
-        Field::new("margin", DataType::Float32, true),
-        utf8("black_name", true),
-        utf8("white_name", true),
-        utf8("black_rank", true),
-        utf8("white_rank", true),
-        Field::new("black_rank_num", DataType::Int16, true),
-        Field::new("white_rank_num", DataType::Int16, true),
-        utf8("date", true),
-        utf8("date_iso", true),
-        utf8("event", true),
-        utf8("round", true),
-        utf8("place", true),
-        utf8("game_name", true),
-        utf8("application", true),
-        list_of("setup_black", DataType::UInt16),
-        list_of("setup_white", DataType::UInt16),
-        utf8("first_player", true),
-        list_of("moves", DataType::UInt16),
-        utf8("colors", false),
-        Field::new("num_moves", DataType::UInt32, false),
-        Field::new("non_alternating", DataType::UInt32, false),
-        utf8("mid_setup", true),
-        list_of("quirks", DataType::Utf8),
-        utf8("score_check", true),
-        Field::new("counted_margin", DataType::Float32, true),
-    ])
-}
-
-/// Schema of the rejects table.
-pub fn rejects_schema() -> SchemaRef {
-    crate::storage::schema(vec![
-        utf8("stage", false),
-        utf8("source", false),
-        utf8("source_file", false),
-        utf8("member", true),
-        Field::new("game_index", DataType::UInt32, true),
-        Field::new("byte_offset", DataType::UInt64, true),
-        utf8("reason", false),
-        utf8("detail", false),
-        Field::new("move_number", DataType::UInt32, true),
-        utf8("game_id", true),
-    ])
-}
-
-fn strs<'a>(it: impl Iterator<Item = Option<&'a str>>) -> ArrayRef {
-    let mut b = StringBuilder::new();
-    for v in it {
-        b.append_option(v);
+impl RejectRow {
+    /// The stage that gave it.
+    pub fn stage(&self) -> Stage {
+        self.reason.stage()
     }
-    Arc::new(b.finish())
+    /// A split-stage reject of a kept game.
+    pub fn of_game(g: &GameRow, reason: Reject, detail: String, move_number: Option<u32>) -> RejectRow {
+        RejectRow {
+            reason,
+            source: g.source.clone(),
+            source_file: g.source_file.clone(),
+            member: g.member.clone(),
+            game_index: Some(g.game_index),
+            byte_offset: Some(g.byte_offset),
+            detail,
+            move_number,
+            game_id: Some(g.game_id),
+        }
+    }
 }
 
-fn u16_lists<'a>(it: impl Iterator<Item = &'a Vec<u16>>) -> ArrayRef {
-    let mut b =
-        ListBuilder::new(UInt16Builder::new()).with_field(Arc::new(Field::new("item", DataType::UInt16, false)));
-    for v in it {
-        b.values().append_slice(v);
+// ---------------------------------------------------------------- building columns
+
+type Column = (Field, ArrayRef);
+
+fn utf8<'a>(name: &str, nullable: bool, v: impl Iterator<Item = Option<&'a str>>) -> Column {
+    let a: StringArray = v.collect();
+    (Field::new(name, DataType::Utf8, nullable), Arc::new(a))
+}
+
+fn prim<T: ArrowPrimitiveType>(name: &str, nullable: bool, v: impl Iterator<Item = Option<T::Native>>) -> Column {
+    let a: PrimitiveArray<T> = v.collect();
+    (Field::new(name, T::DATA_TYPE, nullable), Arc::new(a))
+}
+
+fn item(dt: DataType) -> Arc<Field> {
+    Arc::new(Field::new("item", dt, false))
+}
+
+/// A non-null `list<item>` column from per-row value vectors.
+fn list_of(name: &str, values: Column, lens: impl Iterator<Item = usize>) -> Column {
+    let (f, a) = values;
+    let f = Arc::new(f.with_name("item"));
+    let list = ListArray::new(f.clone(), OffsetBuffer::from_lengths(lens), a, None);
+    (Field::new(name, DataType::List(f), false), Arc::new(list))
+}
+
+fn u16_list<'a>(name: &str, rows: impl Iterator<Item = &'a [u16]> + Clone) -> Column {
+    let values = prim::<UInt16Type>("item", false, rows.clone().flat_map(|r| r.iter().map(|&v| Some(v))));
+    list_of(name, values, rows.map(<[u16]>::len))
+}
+
+fn points(ps: &[Point]) -> Vec<u16> {
+    ps.iter().map(|p| p.index()).collect()
+}
+
+/// `mid_setup`: per game a list of `{before_move, black, white, empty}`.
+fn mid_setup_column(rows: &[GameRow]) -> Column {
+    let all: Vec<&MidSetup> = rows.iter().flat_map(|r| &r.mid_setup).collect();
+    let [b, w, e] = [|s: &MidSetup| points(&s.black), |s: &MidSetup| points(&s.white), |s: &MidSetup| points(&s.empty)];
+    let lists = |name: &str, f: fn(&MidSetup) -> Vec<u16>| {
+        let v: Vec<Vec<u16>> = all.iter().map(|s| f(s)).collect();
+        u16_list(name, v.iter().map(Vec::as_slice))
+    };
+    let cols: Vec<Column> = vec![
+        prim::<UInt32Type>("before_move", false, all.iter().map(|s| Some(s.before_move))),
+        lists("black", b),
+        lists("white", w),
+        lists("empty", e),
+    ];
+    let (fields, arrays): (Vec<Field>, Vec<ArrayRef>) = cols.into_iter().unzip();
+    let fields = Fields::from(fields);
+    let s = StructArray::new(fields.clone(), arrays, None);
+    let f = item(DataType::Struct(fields));
+    let list = ListArray::new(
+        f.clone(),
+        OffsetBuffer::from_lengths(rows.iter().map(|r| r.mid_setup.len())),
+        Arc::new(s),
+        None,
+    );
+    (Field::new("mid_setup", DataType::List(f), false), Arc::new(list))
+}
+
+fn str_list(name: &str, rows: impl Iterator<Item = Vec<&'static str>>) -> Column {
+    let mut b = ListBuilder::new(StringBuilder::new()).with_field(item(DataType::Utf8));
+    for r in rows {
+        for v in r {
+            b.values().append_value(v);
+        }
         b.append(true);
     }
-    Arc::new(b.finish())
+    (Field::new(name, DataType::List(item(DataType::Utf8)), false), Arc::new(b.finish()))
 }
 
-/// Builds a games batch.
-pub fn games_batch(rows: &[GameRow]) -> RecordBatch {
-    let s = |f: fn(&GameRow) -> Option<&str>| strs(rows.iter().map(f));
-    let mut gi = UInt32Builder::new();
-    let mut off = UInt64Builder::new();
-    let mut komi = Float32Builder::new();
-    let mut ha = UInt8Builder::new();
-    let mut margin = Float32Builder::new();
-    let mut brn = Int16Builder::new();
-    let mut wrn = Int16Builder::new();
-    let mut nm = UInt32Builder::new();
-    let mut na = UInt32Builder::new();
-    let mut cm = Float32Builder::new();
-    let mut quirks =
-        ListBuilder::new(StringBuilder::new()).with_field(Arc::new(Field::new("item", DataType::Utf8, false)));
+/// The games table, declared once: each column's name, type and values side by side.
+pub fn game_columns(rows: &[GameRow]) -> Vec<Column> {
+    let m = |f: fn(&GameMeta) -> Option<&str>| rows.iter().map(move |r| f(&r.meta));
+    let s = |f: fn(&GameRow) -> Option<&str>| rows.iter().map(f);
+    let ids: Vec<String> = rows.iter().map(|r| r.game_id.to_hex()).collect();
+    let moves: Vec<Vec<u16>> = rows.iter().map(|r| r.moves.iter().map(|m| m.mv.index()).collect()).collect();
+    let setup_b: Vec<Vec<u16>> = rows.iter().map(|r| points(&r.setup_black)).collect();
+    let setup_w: Vec<Vec<u16>> = rows.iter().map(|r| points(&r.setup_white)).collect();
+    let mut quirks = ListBuilder::new(StringBuilder::new()).with_field(item(DataType::Utf8));
     for r in rows {
-        gi.append_value(r.game_index);
-        off.append_value(r.byte_offset);
-        komi.append_option(r.komi);
-        ha.append_value(r.handicap);
-        margin.append_option(r.margin);
-        brn.append_option(r.black_rank_num);
-        wrn.append_option(r.white_rank_num);
-        nm.append_value(r.num_moves);
-        na.append_value(r.non_alternating);
-        cm.append_option(r.counted_margin.filter(|m| m.is_finite()));
         for q in &r.quirks {
             quirks.values().append_value(q);
         }
         quirks.append(true);
     }
-    let cols: Vec<ArrayRef> = vec![
-        s(|r| Some(&r.game_id)),
-        s(|r| Some(&r.source)),
-        s(|r| Some(&r.source_file)),
-        s(|r| r.member.as_deref()),
-        Arc::new(gi.finish()),
-        Arc::new(off.finish()),
-        s(|r| Some(&r.charset)),
-        Arc::new(komi.finish()),
-        s(|r| r.komi_raw.as_deref()),
-        Arc::new(ha.finish()),
-        s(|r| r.rules.as_deref()),
-        s(|r| r.result_raw.as_deref()),
-        s(|r| r.winner.as_deref()),
-        s(|r| Some(&r.result_kind)),
-        Arc::new(margin.finish()),
-        s(|r| r.black_name.as_deref()),
-        s(|r| r.white_name.as_deref()),
-        s(|r| r.black_rank.as_deref()),
-        s(|r| r.white_rank.as_deref()),
-        Arc::new(brn.finish()),
-        Arc::new(wrn.finish()),
-        s(|r| r.date.as_deref()),
-        s(|r| r.date_iso.as_deref()),
-        s(|r| r.event.as_deref()),
-        s(|r| r.round.as_deref()),
-        s(|r| r.place.as_deref()),
-        s(|r| r.game_name.as_deref()),
-        s(|r| r.application.as_deref()),
-        u16_lists(rows.iter().map(|r| &r.setup_black)),
-        u16_lists(rows.iter().map(|r| &r.setup_white)),
-        s(|r| r.first_player.as_deref()),
-        u16_lists(rows.iter().map(|r| &r.moves)),
-        s(|r| Some(&r.colors)),
-        Arc::new(nm.finish()),
-        Arc::new(na.finish()),
-        s(|r| r.mid_setup.as_deref()),
-        Arc::new(quirks.finish()),
-        s(|r| r.score_check.as_deref()),
-        Arc::new(cm.finish()),
-    ];
-    RecordBatch::try_new(games_schema(), cols).expect("invariant: games columns match schema")
+    vec![
+        utf8("game_id", false, ids.iter().map(|s| Some(s.as_str()))),
+        utf8("source", false, s(|r| Some(&r.source))),
+        utf8("source_file", false, s(|r| Some(&r.source_file))),
+        utf8("member", true, s(|r| r.member.as_deref())),
+        prim::<UInt32Type>("game_index", false, rows.iter().map(|r| Some(r.game_index))),
+        prim::<UInt64Type>("byte_offset", false, rows.iter().map(|r| Some(r.byte_offset))),
+        utf8("charset", false, s(|r| Some(&r.charset))),
+        prim::<Float32Type>("komi", true, rows.iter().map(|r| r.meta.komi)),
+        utf8("komi_raw", true, m(|g| g.komi_raw.as_deref())),
+        prim::<UInt8Type>("handicap", false, rows.iter().map(|r| Some(r.meta.handicap))),
+        utf8("rules", true, m(|g| g.rules.as_deref())),
+        utf8("result_raw", true, m(|g| g.result_raw.as_deref())),
+        utf8("winner", true, m(|g| g.winner.map(Color::as_str))),
+        utf8("result_kind", false, m(|g| Some(g.result_kind.as_str()))),
+        prim::<Float32Type>("margin", true, rows.iter().map(|r| r.meta.margin)),
+        utf8("black_name", true, m(|g| g.black_name.as_deref())),
+        utf8("white_name", true, m(|g| g.white_name.as_deref())),
+        utf8("black_rank", true, m(|g| g.black_rank.as_deref())),
+        utf8("white_rank", true, m(|g| g.white_rank.as_deref())),
+        prim::<Int16Type>("black_rank_num", true, rows.iter().map(|r| r.meta.black_rank_num)),
+        prim::<Int16Type>("white_rank_num", true, rows.iter().map(|r| r.meta.white_rank_num)),
+        utf8("date", true, m(|g| g.date.as_deref())),
+        utf8("date_iso", true, m(|g| g.date_iso.as_deref())),
+        utf8("event", true, m(|g| g.event.as_deref())),
+        utf8("round", true, m(|g| g.round.as_deref())),
+        utf8("place", true, m(|g| g.place.as_deref())),
+        utf8("game_name", true, m(|g| g.game_name.as_deref())),
+        utf8("application", true, m(|g| g.application.as_deref())),
+        u16_list("setup_black", setup_b.iter().map(Vec::as_slice)),
+        u16_list("setup_white", setup_w.iter().map(Vec::as_slice)),
+        utf8("first_player", true, s(|r| r.first_player.map(Color::as_str))),
+        u16_list("moves", moves.iter().map(Vec::as_slice)),
+        str_list("colors", rows.iter().map(|r| r.moves.iter().map(|m| m.color.as_str()).collect())),
+        prim::<UInt32Type>("num_moves", false, rows.iter().map(|r| Some(r.moves.len() as u32))),
+        prim::<UInt32Type>("non_alternating", false, rows.iter().map(|r| Some(r.non_alternating))),
+        mid_setup_column(rows),
+        (Field::new("quirks", DataType::List(item(DataType::Utf8)), false), Arc::new(quirks.finish())),
+        utf8("score_check", true, s(|r| r.score.map(|v| v.check.as_str()))),
+        prim::<Float32Type>(
+            "counted_margin",
+            true,
+            rows.iter().map(|r| r.score.and_then(|v| v.counted_margin).filter(|m| m.is_finite())),
+        ),
+    ]
+}
+
+/// The rejects table, declared once.
+pub fn reject_columns(rows: &[RejectRow]) -> Vec<Column> {
+    let s = |f: fn(&RejectRow) -> Option<&str>| rows.iter().map(f);
+    let ids: Vec<Option<String>> = rows.iter().map(|r| r.game_id.map(|g| g.to_hex())).collect();
+    vec![
+        utf8("stage", false, s(|r| Some(r.stage().as_str()))),
+        utf8("source", false, s(|r| Some(&r.source))),
+        utf8("source_file", false, s(|r| Some(&r.source_file))),
+        utf8("member", true, s(|r| r.member.as_deref())),
+        prim::<UInt32Type>("game_index", true, rows.iter().map(|r| r.game_index)),
+        prim::<UInt64Type>("byte_offset", true, rows.iter().map(|r| r.byte_offset)),
+        utf8("reason", false, s(|r| Some(r.reason.as_str()))),
+        utf8("detail", false, s(|r| Some(&r.detail))),
+        prim::<UInt32Type>("move_number", true, rows.iter().map(|r| r.move_number)),
+        utf8("game_id", true, ids.iter().map(|s| s.as_deref())),
+    ]
+}
+
+fn batch(cols: Vec<Column>) -> RecordBatch {
+    let (fields, arrays): (Vec<Field>, Vec<ArrayRef>) = cols.into_iter().unzip();
+    RecordBatch::try_new(crate::storage::schema(fields), arrays).expect("invariant: columns built with their fields")
+}
+
+/// Schema of the games table.
+pub fn games_schema() -> SchemaRef {
+    batch(game_columns(&[])).schema()
+}
+
+/// Schema of the rejects table.
+pub fn rejects_schema() -> SchemaRef {
+    batch(reject_columns(&[])).schema()
+}
+
+/// Builds a games batch.
+pub fn games_batch(rows: &[GameRow]) -> RecordBatch {
+    batch(game_columns(rows))
 }
 
 /// Builds a rejects batch.
 pub fn rejects_batch(rows: &[RejectRow]) -> RecordBatch {
-    let s = |f: fn(&RejectRow) -> Option<&str>| strs(rows.iter().map(f));
-    let mut gi = UInt32Builder::new();
-    let mut off = UInt64Builder::new();
-    let mut mn = UInt32Builder::new();
-    for r in rows {
-        gi.append_option(r.game_index);
-        off.append_option(r.byte_offset);
-        mn.append_option(r.move_number);
-    }
-    let cols: Vec<ArrayRef> = vec![
-        s(|r| Some(&r.stage)),
-        s(|r| Some(&r.source)),
-        s(|r| Some(&r.source_file)),
-        s(|r| r.member.as_deref()),
-        Arc::new(gi.finish()),
-        Arc::new(off.finish()),
-        s(|r| Some(&r.reason)),
-        s(|r| Some(&r.detail)),
-        Arc::new(mn.finish()),
-        s(|r| r.game_id.as_deref()),
-    ];
-    RecordBatch::try_new(rejects_schema(), cols).expect("invariant: rejects columns match schema")
+    batch(reject_columns(rows))
 }
 
-/// Column reader helpers over a batch, by name.
-struct Cols<'a>(&'a RecordBatch);
+// ---------------------------------------------------------------- reading back
+
+/// Typed column access over a batch, by name, with checked types: a wrong or missing
+/// column is an error naming the table and column.
+pub struct Cols<'a> {
+    batch: &'a RecordBatch,
+    table: &'static str,
+}
 
 impl<'a> Cols<'a> {
+    /// Access to `batch`, a batch of table `table` (named in errors).
+    pub fn new(batch: &'a RecordBatch, table: &'static str) -> Cols<'a> {
+        Cols { batch, table }
+    }
     fn col(&self, name: &str) -> anyhow::Result<&'a ArrayRef> {
-        self.0.column_by_name(name).ok_or_else(|| anyhow::anyhow!("table has no column {name:?}"))
+        self.batch.column_by_name(name).ok_or_else(|| anyhow!("{} table has no column {name:?}", self.table))
     }
-    fn s(&self, name: &str, i: usize) -> anyhow::Result<Option<String>> {
-        let a = self.col(name)?.as_string_opt::<i32>().ok_or_else(|| anyhow::anyhow!("column {name} is not utf8"))?;
-        Ok((!a.is_null(i)).then(|| a.value(i).to_string()))
+    fn wrong(&self, name: &str, want: &str) -> anyhow::Error {
+        let found = self.col(name).map(|c| c.data_type().to_string()).unwrap_or_default();
+        anyhow!("{} table, column {name:?}: expected {want}, found {found}", self.table)
     }
-    fn u16s(&self, name: &str, i: usize) -> anyhow::Result<Vec<u16>> {
-        let l = self.col(name)?.as_list_opt::<i32>().ok_or_else(|| anyhow::anyhow!("column {name} is not a list"))?;
-        let v = l.value(i);
-        let p = v.as_primitive_opt::<UInt16Type>().ok_or_else(|| anyhow::anyhow!("column {name} is not list<u16>"))?;
-        Ok(p.values().to_vec())
+    /// A `Utf8` column.
+    pub fn str(&self, name: &str) -> anyhow::Result<&'a StringArray> {
+        self.col(name)?.as_string_opt::<i32>().ok_or_else(|| self.wrong(name, "utf8"))
+    }
+    /// A primitive column of type `T`.
+    pub fn prim<T: ArrowPrimitiveType>(&self, name: &str) -> anyhow::Result<&'a PrimitiveArray<T>> {
+        self.col(name)?.as_primitive_opt::<T>().ok_or_else(|| self.wrong(name, &T::DATA_TYPE.to_string()))
+    }
+    /// A list column.
+    pub fn list(&self, name: &str) -> anyhow::Result<&'a GenericListArray<i32>> {
+        self.col(name)?.as_list_opt::<i32>().ok_or_else(|| self.wrong(name, "list"))
+    }
+    /// A `list<u16>` column as (list, values).
+    pub fn u16_list(&self, name: &str) -> anyhow::Result<(&'a GenericListArray<i32>, &'a [u16])> {
+        let l = self.list(name)?;
+        let v = l.values().as_primitive_opt::<UInt16Type>().ok_or_else(|| self.wrong(name, "list<u16>"))?;
+        Ok((l, v.values()))
     }
 }
 
-macro_rules! prim {
-    ($c:expr, $name:expr, $t:ty, $i:expr) => {{
-        let a = $c
-            .col($name)?
-            .as_primitive_opt::<$t>()
-            .ok_or_else(|| anyhow::anyhow!("column {} has the wrong type", $name))?;
-        if a.is_null($i) {
-            None
-        } else {
-            Some(a.value($i))
-        }
-    }};
+fn opt_str(a: &StringArray, i: usize) -> Option<String> {
+    (!a.is_null(i)).then(|| a.value(i).to_string())
 }
 
-/// Reads games rows back from a batch of the games table.
+fn opt<T: ArrowPrimitiveType>(a: &PrimitiveArray<T>, i: usize) -> Option<T::Native> {
+    (!a.is_null(i)).then(|| a.value(i))
+}
+
+fn row_values<'a>(l: &GenericListArray<i32>, values: &'a [u16], i: usize) -> &'a [u16] {
+    let o = l.value_offsets();
+    &values[o[i] as usize..o[i + 1] as usize]
+}
+
+fn to_points(v: &[u16], what: &str) -> anyhow::Result<Vec<Point>> {
+    v.iter().map(|&i| Point::from_index(i).ok_or_else(|| anyhow!("{what}: point index {i} is off the board"))).collect()
+}
+
+fn color_of(s: &str, what: &str) -> anyhow::Result<Color> {
+    Color::from_str_exact(s).ok_or_else(|| anyhow!("{what}: colour {s:?} is not \"B\" or \"W\""))
+}
+
+/// Reads games rows back from a batch of the games table. A value outside its type's
+/// domain (a move index past 361, a colour other than B/W, an unknown result kind) is
+/// an error naming the row: such a table was not written by this version.
 pub fn games_from_batch(b: &RecordBatch) -> anyhow::Result<Vec<GameRow>> {
-    let c = Cols(b);
+    let c = Cols::new(b, "games");
+    let s = |n| c.str(n);
+    let (id, source, file, member, charset) =
+        (s("game_id")?, s("source")?, s("source_file")?, s("member")?, s("charset")?);
+    let (gi, off) = (c.prim::<UInt32Type>("game_index")?, c.prim::<UInt64Type>("byte_offset")?);
+    let (komi, ha, margin) =
+        (c.prim::<Float32Type>("komi")?, c.prim::<UInt8Type>("handicap")?, c.prim::<Float32Type>("margin")?);
+    let (brn, wrn) = (c.prim::<Int16Type>("black_rank_num")?, c.prim::<Int16Type>("white_rank_num")?);
+    let text: Vec<&StringArray> = [
+        "komi_raw",
+        "rules",
+        "result_raw",
+        "black_name",
+        "white_name",
+        "black_rank",
+        "white_rank",
+        "date",
+        "date_iso",
+        "event",
+        "round",
+        "place",
+        "game_name",
+        "application",
+    ]
+    .iter()
+    .map(|n| c.str(n))
+    .collect::<anyhow::Result<_>>()?;
+    let (winner, kind, first, check) = (s("winner")?, s("result_kind")?, s("first_player")?, s("score_check")?);
+    let counted = c.prim::<Float32Type>("counted_margin")?;
+    let non_alt = c.prim::<UInt32Type>("non_alternating")?;
+    let (sb, sbv) = c.u16_list("setup_black")?;
+    let (sw, swv) = c.u16_list("setup_white")?;
+    let (mv, mvv) = c.u16_list("moves")?;
+    let colors = c.list("colors")?;
+    let colors_v = colors.values().as_string_opt::<i32>().ok_or_else(|| c.wrong("colors", "list<utf8>"))?;
+    let quirks = c.list("quirks")?;
+    let quirks_v = quirks.values().as_string_opt::<i32>().ok_or_else(|| c.wrong("quirks", "list<utf8>"))?;
+    let mids = MidSetups::new(&c)?;
     let mut out = Vec::with_capacity(b.num_rows());
-    let ql = c.col("quirks")?.as_list_opt::<i32>().ok_or_else(|| anyhow::anyhow!("quirks is not a list"))?;
     for i in 0..b.num_rows() {
-        let qv = ql.value(i);
-        let qs = qv.as_string::<i32>();
+        let at = || format!("games table, game_id {}", id.value(i));
+        let t = |k: usize| opt_str(text[k], i);
+        let moves_i = row_values(mv, mvv, i);
+        let co = colors.value_offsets();
+        let (c0, c1) = (co[i] as usize, co[i + 1] as usize);
+        if c1 - c0 != moves_i.len() {
+            bail!("{}: {} moves but {} colours", at(), moves_i.len(), c1 - c0);
+        }
+        let moves = moves_i
+            .iter()
+            .zip(c0..c1)
+            .enumerate()
+            .map(|(n, (&m, ci))| {
+                let mv = Move::from_index(m).ok_or_else(|| anyhow!("{}: move {} has index {m}", at(), n + 1))?;
+                Ok(GameMove { color: color_of(colors_v.value(ci), &at())?, mv })
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let result_kind =
+            ResultKind::from_name(kind.value(i)).ok_or_else(|| anyhow!("{}: result kind {:?}", at(), kind.value(i)))?;
+        let score = match opt_str(check, i) {
+            None => None,
+            Some(v) => Some(ScoreVerdict {
+                check: ScoreCheck::from_name(&v).ok_or_else(|| anyhow!("{}: score_check {v:?}", at()))?,
+                counted_margin: opt(counted, i),
+            }),
+        };
+        let qo = quirks.value_offsets();
         out.push(GameRow {
-            game_id: c.s("game_id", i)?.unwrap_or_default(),
-            source: c.s("source", i)?.unwrap_or_default(),
-            source_file: c.s("source_file", i)?.unwrap_or_default(),
-            member: c.s("member", i)?,
-            game_index: prim!(c, "game_index", UInt32Type, i).unwrap_or(0),
-            byte_offset: prim!(c, "byte_offset", UInt64Type, i).unwrap_or(0),
-            charset: c.s("charset", i)?.unwrap_or_default(),
-            komi: prim!(c, "komi", Float32Type, i),
-            komi_raw: c.s("komi_raw", i)?,
-            handicap: prim!(c, "handicap", UInt8Type, i).unwrap_or(0),
-            rules: c.s("rules", i)?,
-            result_raw: c.s("result_raw", i)?,
-            winner: c.s("winner", i)?,
-            result_kind: c.s("result_kind", i)?.unwrap_or_default(),
-            margin: prim!(c, "margin", Float32Type, i),
-            black_name: c.s("black_name", i)?,
-            white_name: c.s("white_name", i)?,
-            black_rank: c.s("black_rank", i)?,
-            white_rank: c.s("white_rank", i)?,
-            black_rank_num: prim!(c, "black_rank_num", Int16Type, i),
-            white_rank_num: prim!(c, "white_rank_num", Int16Type, i),
-            date: c.s("date", i)?,
-            date_iso: c.s("date_iso", i)?,
-            event: c.s("event", i)?,
-            round: c.s("round", i)?,
-            place: c.s("place", i)?,
-            game_name: c.s("game_name", i)?,
-            application: c.s("application", i)?,
-            setup_black: c.u16s("setup_black", i)?,
-            setup_white: c.u16s("setup_white", i)?,
-            first_player: c.s("first_player", i)?,
-            moves: c.u16s("moves", i)?,
-            colors: c.s("colors", i)?.unwrap_or_default(),
-            num_moves: prim!(c, "num_moves", UInt32Type, i).unwrap_or(0),
-            non_alternating: prim!(c, "non_alternating", UInt32Type, i).unwrap_or(0),
-            mid_setup: c.s("mid_setup", i)?,
-            quirks: (0..qs.len()).map(|j| qs.value(j).to_string()).collect(),
-            score_check: c.s("score_check", i)?,
-            counted_margin: prim!(c, "counted_margin", Float32Type, i),
+            game_id: GameId::from_hex(id.value(i)).ok_or_else(|| anyhow!("{}: not 32 hex digits", at()))?,
+            source: source.value(i).to_string(),
+            source_file: file.value(i).to_string(),
+            member: opt_str(member, i),
+            game_index: gi.value(i),
+            byte_offset: off.value(i),
+            charset: charset.value(i).to_string(),
+            meta: GameMeta {
+                komi: opt(komi, i),
+                komi_raw: t(0),
+                handicap: ha.value(i),
+                rules: t(1),
+                result_raw: t(2),
+                winner: opt_str(winner, i).map(|w| color_of(&w, &at())).transpose()?,
+                result_kind,
+                margin: opt(margin, i),
+                black_name: t(3),
+                white_name: t(4),
+                black_rank: t(5),
+                white_rank: t(6),
+                black_rank_num: opt(brn, i),
+                white_rank_num: opt(wrn, i),
+                date: t(7),
+                date_iso: t(8),
+                event: t(9),
+                round: t(10),
+                place: t(11),
+                game_name: t(12),
+                application: t(13),
+            },
+            setup_black: to_points(row_values(sb, sbv, i), &at())?,
+            setup_white: to_points(row_values(sw, swv, i), &at())?,
+            first_player: opt_str(first, i).map(|w| color_of(&w, &at())).transpose()?,
+            moves,
+            mid_setup: mids.row(i).with_context(at)?,
+            non_alternating: non_alt.value(i),
+            quirks: (qo[i] as usize..qo[i + 1] as usize).map(|j| quirks_v.value(j).to_string()).collect(),
+            score,
         });
     }
     Ok(out)
+}
+
+/// The `mid_setup` column's parts.
+struct MidSetups<'a> {
+    list: &'a GenericListArray<i32>,
+    before: &'a PrimitiveArray<UInt32Type>,
+    points: [(&'a GenericListArray<i32>, &'a [u16]); 3],
+}
+
+impl<'a> MidSetups<'a> {
+    fn new(c: &Cols<'a>) -> anyhow::Result<MidSetups<'a>> {
+        let list = c.list("mid_setup")?;
+        let s = list.values().as_struct_opt().ok_or_else(|| c.wrong("mid_setup", "list<struct>"))?;
+        let field = |n: &str| s.column_by_name(n).ok_or_else(|| anyhow!("games table, mid_setup has no field {n:?}"));
+        let before = field("before_move")?
+            .as_primitive_opt::<UInt32Type>()
+            .ok_or_else(|| c.wrong("mid_setup", "before_move u32"))?;
+        let pts = |n: &str| -> anyhow::Result<(&'a GenericListArray<i32>, &'a [u16])> {
+            let l = field(n)?.as_list_opt::<i32>().ok_or_else(|| c.wrong("mid_setup", "list<u16> fields"))?;
+            let v =
+                l.values().as_primitive_opt::<UInt16Type>().ok_or_else(|| c.wrong("mid_setup", "list<u16> fields"))?;
+            Ok((l, v.values()))
+        };
+        Ok(MidSetups { list, before, points: [pts("black")?, pts("white")?, pts("empty")?] })
+    }
+    fn row(&self, i: usize) -> anyhow::Result<Vec<MidSetup>> {
+        let o = self.list.value_offsets();
+        (o[i] as usize..o[i + 1] as usize)
+            .map(|j| {
+                let [b, w, e] = self.points.map(|(l, v)| row_values(l, v, j));
+                Ok(MidSetup {
+                    before_move: self.before.value(j),
+                    black: to_points(b, "mid_setup")?,
+                    white: to_points(w, "mid_setup")?,
+                    empty: to_points(e, "mid_setup")?,
+                })
+            })
+            .collect()
+    }
 }
 
 /// Reads rejects rows back from a batch of the rejects table.
 pub fn rejects_from_batch(b: &RecordBatch) -> anyhow::Result<Vec<RejectRow>> {
-    let c = Cols(b);
-    let mut out = Vec::with_capacity(b.num_rows());
-    for i in 0..b.num_rows() {
-        out.push(RejectRow {
-            stage: c.s("stage", i)?.unwrap_or_default(),
-            source: c.s("source", i)?.unwrap_or_default(),
-            source_file: c.s("source_file", i)?.unwrap_or_default(),
-            member: c.s("member", i)?,
-            game_index: prim!(c, "game_index", UInt32Type, i),
-            byte_offset: prim!(c, "byte_offset", UInt64Type, i),
-            reason: c.s("reason", i)?.unwrap_or_default(),
-            detail: c.s("detail", i)?.unwrap_or_default(),
-            move_number: prim!(c, "move_number", UInt32Type, i),
-            game_id: c.s("game_id", i)?,
-        });
-    }
-    Ok(out)
+    let c = Cols::new(b, "rejects");
+    let (stage, source, file, member) = (c.str("stage")?, c.str("source")?, c.str("source_file")?, c.str("member")?);
+    let (reason, detail, id) = (c.str("reason")?, c.str("detail")?, c.str("game_id")?);
+    let (gi, off, mn) = (
+        c.prim::<UInt32Type>("game_index")?,
+        c.prim::<UInt64Type>("byte_offset")?,
+        c.prim::<UInt32Type>("move_number")?,
+    );
+    (0..b.num_rows())
+        .map(|i| {
+            let r = Reject::from_name(reason.value(i))
+                .ok_or_else(|| anyhow!("rejects table: unknown reason {:?}", reason.value(i)))?;
+            if r.stage().as_str() != stage.value(i) {
+                bail!("rejects table: reason {r} belongs to stage {}, not {:?}", r.stage().as_str(), stage.value(i));
+            }
+            Ok(RejectRow {
+                reason: r,
+                source: source.value(i).to_string(),
+                source_file: file.value(i).to_string(),
+                member: opt_str(member, i),
+                game_index: opt(gi, i),
+                byte_offset: opt(off, i),
+                detail: detail.value(i).to_string(),
+                move_number: opt(mn, i),
+                game_id: opt_str(id, i)
+                    .map(|s| GameId::from_hex(&s).ok_or_else(|| anyhow!("rejects table: game_id {s:?}")))
+                    .transpose()?,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn p(i: u16) -> Point {
+        Point::from_index(i).unwrap()
+    }
+
     #[test]
     fn games_round_trip_through_parquet() {
+        let moves = vec![
+            GameMove { color: Color::Black, mv: Move::Play(p(0)) },
+            GameMove { color: Color::White, mv: Move::Pass },
+            GameMove { color: Color::Black, mv: Move::Play(p(360)) },
+        ];
         let row = GameRow {
-            game_id: "ab".repeat(16),
+            game_id: GameId([0xab; 16]),
             source: "s".into(),
             source_file: "f 棋.sgf".into(),
             member: Some("a/b.sgf".into()),
             game_index: 3,
-            komi: Some(6.5),
-            black_rank_num: Some(-4),
-            winner: Some("W".into()),
-            result_kind: "score".into(),
-            setup_black: vec![60, 72],
-            moves: vec![0, 361, 360],
-            colors: "BWB".into(),
-            num_moves: 3,
+            meta: GameMeta {
+                komi: Some(6.5),
+                black_rank_num: Some(-4),
+                winner: Some(Color::White),
+                result_kind: ResultKind::Score,
+                ..Default::default()
+            },
+            setup_black: vec![p(60), p(72)],
+            first_player: Some(Color::Black),
+            moves,
+            mid_setup: vec![MidSetup { before_move: 2, black: vec![p(5)], white: vec![], empty: vec![p(60)] }],
             quirks: vec!["tt_pass".into()],
+            score: Some(ScoreVerdict { check: ScoreCheck::Undecided, counted_margin: Some(-3.5) }),
             ..Default::default()
         };
         let dir = tempfile::tempdir().unwrap();
@@ -451,5 +552,44 @@ mod tests {
         })
         .unwrap();
         assert_eq!(back, vec![row, GameRow::default()]);
+    }
+
+    #[test]
+    fn schema_is_the_declared_columns() {
+        let names: Vec<String> = games_schema().fields().iter().map(|f| f.name().clone()).collect();
+        assert_eq!(names.len(), game_columns(&[]).len());
+        assert!(names.iter().any(|n| n == "mid_setup") && names.iter().any(|n| n == "colors"));
+        let dt = games_schema().field_with_name("colors").unwrap().data_type().clone();
+        assert_eq!(dt, DataType::List(item(DataType::Utf8)));
+    }
+
+    #[test]
+    fn a_wrong_column_type_is_an_error_not_a_panic() {
+        let b = games_batch(&[GameRow::default()]);
+        let mut cols: Vec<ArrayRef> = b.columns().to_vec();
+        let mut fields: Vec<Field> = b.schema().fields().iter().map(|f| f.as_ref().clone()).collect();
+        let k = fields.iter().position(|f| f.name() == "handicap").unwrap();
+        cols[k] = Arc::new(StringArray::from(vec!["9"]));
+        fields[k] = Field::new("handicap", DataType::Utf8, false);
+        let bad = RecordBatch::try_new(crate::storage::schema(fields), cols).unwrap();
+        let e = games_from_batch(&bad).unwrap_err().to_string();
+        assert!(e.contains("handicap") && e.contains("expected UInt8"), "{e}");
+    }
+
+    #[test]
+    fn rejects_round_trip() {
+        let rows = vec![RejectRow {
+            reason: Reject::Suicide,
+            source: "s".into(),
+            source_file: "f.sgf".into(),
+            member: None,
+            game_index: Some(1),
+            byte_offset: None,
+            detail: "black at D4 (dp)".into(),
+            move_number: Some(17),
+            game_id: Some(GameId([7; 16])),
+        }];
+        let back = rejects_from_batch(&rejects_batch(&rows)).unwrap();
+        assert_eq!(back, rows);
     }
 }

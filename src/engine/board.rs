@@ -164,40 +164,7 @@ const REFUSED_KO: u32 = u32::MAX;
 /// [`Board::place`] refused a suicide.
 const REFUSED_SUICIDE: u32 = u32::MAX - 1;
 
-/// A player, and the colour of a stone. The discriminants are the cell values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[repr(u8)]
-pub enum Color {
-    /// Black, cell value `1`.
-    Black = 1,
-    /// White, cell value `2`.
-    White = 2,
-}
-
-impl Color {
-    /// The other colour.
-    #[inline]
-    pub const fn opponent(self) -> Color {
-        match self {
-            Color::Black => Color::White,
-            Color::White => Color::Black,
-        }
-    }
-    /// From a cell value: `1` black, `2` white, anything else `None`.
-    #[inline]
-    pub const fn from_u8(v: u8) -> Option<Color> {
-        match v {
-            BLACK => Some(Color::Black),
-            WHITE => Some(Color::White),
-            _ => None,
-        }
-    }
-    /// Cell value: `1` black, `2` white.
-    #[inline]
-    pub const fn as_u8(self) -> u8 {
-        self as u8
-    }
-}
+pub use crate::color::Color;
 
 /// Why a move is illegal. [`Illegal::as_str`] gives the stable `snake_case` reason.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

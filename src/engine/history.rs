@@ -23,7 +23,8 @@ use super::board::{Board, Color, Illegal, PlayInfo, Rules};
 use super::zobrist::side_key;
 
 /// Which positions count as repeats.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum SuperkoMode {
     /// No superko (simple ko only, as Japanese/Korean/Chinese rules).
     #[default]

@@ -12,7 +12,7 @@
 
 use crate::coord::NN;
 
-use super::board::Color;
+use crate::color::Color;
 
 /// Seed of the key stream (the bytes of `"kibo-zob"` read as a big-endian integer).
 pub const SEED: u64 = 0x6b69_626f_2d7a_6f62;

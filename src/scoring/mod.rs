@@ -75,6 +75,21 @@ pub enum RuleSet {
 }
 
 impl RuleSet {
+    /// The counting rules named by `RU`: area rules for Chinese, AGA, New Zealand,
+    /// Tromp-Taylor and Ing; Korean; Japanese (territory) otherwise.
+    pub fn from_ru(ru: Option<&str>) -> RuleSet {
+        let r = ru.unwrap_or("").to_ascii_lowercase();
+        if ["chin", "aga", "new zealand", "nz", "tromp", "ing", "goe", "area"].iter().any(|k| r.contains(k)) {
+            RuleSet::Chinese
+        } else if r.contains("korea") {
+            RuleSet::Korean
+        } else {
+            RuleSet::Japanese
+        }
+    }
+}
+
+impl RuleSet {
     /// Stable lower-case name: `"korean"`, `"japanese"`, `"chinese"`.
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -183,6 +198,10 @@ pub enum ScoreCheck {
 }
 
 impl ScoreCheck {
+    /// The check named by [`ScoreCheck::as_str`].
+    pub fn from_name(s: &str) -> Option<ScoreCheck> {
+        [ScoreCheck::Agrees, ScoreCheck::Disagrees, ScoreCheck::Undecided].into_iter().find(|c| c.as_str() == s)
+    }
     /// Stable name: `"agrees"`, `"disagrees"`, `"undecided"`.
     pub const fn as_str(self) -> &'static str {
         match self {

@@ -144,3 +144,26 @@ pub fn parse_rank(raw: &str) -> Option<Rank> {
     };
     Some(Rank { raw: raw.to_string(), kind, value: value as u8, numeric })
 }
+
+impl std::str::FromStr for Rank {
+    type Err = String;
+    /// [`parse_rank`], with a message that says how to write a rank.
+    fn from_str(s: &str) -> Result<Rank, String> {
+        parse_rank(s).ok_or_else(|| format!("cannot read rank {s:?} (write e.g. \"5k\", \"1d\", \"3p\")"))
+    }
+}
+
+/// Pipeline files and flags name ranks as text (`"5k"`, `"1d"`, `"3p"`); an unreadable
+/// rank is an error there, never a silently missing bound.
+impl<'de> serde::Deserialize<'de> for Rank {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Rank, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl serde::Serialize for Rank {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.raw)
+    }
+}

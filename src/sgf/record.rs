@@ -65,31 +65,7 @@ pub use super::rank::{parse_rank, Rank, RankKind};
 pub use super::result::{parse_result, GameResult, ResultKind};
 use crate::coord::{sgf_move, sgf_point, CoordError, Move, Point};
 
-/// A player colour (the SGF reader's own; the engine has its own type).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Color {
-    /// Black (`B`).
-    Black,
-    /// White (`W`).
-    White,
-}
-
-impl Color {
-    /// `"B"` or `"W"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Color::Black => "B",
-            Color::White => "W",
-        }
-    }
-    /// The other colour.
-    pub fn opponent(self) -> Color {
-        match self {
-            Color::Black => Color::White,
-            Color::White => Color::Black,
-        }
-    }
-}
+pub use crate::color::Color;
 
 /// One move of the main line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

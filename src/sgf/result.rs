@@ -21,10 +21,11 @@ draws from `和棋`/`持碁`/`무승부`; void from `無勝負`/`无胜负`.
 The raw text is always kept.
 */
 
-use super::record::Color;
+use crate::color::Color;
 
 /// How a game ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ResultKind {
     /// Counted; `margin` holds the score difference when given.
     Score,
@@ -39,10 +40,25 @@ pub enum ResultKind {
     /// No result.
     Void,
     /// Not given, `?`, free text, or `B+` / `W+` without detail.
+    #[default]
     Unknown,
 }
 
 impl ResultKind {
+    /// Every kind, in the order of the docs.
+    pub const ALL: [ResultKind; 7] = [
+        ResultKind::Score,
+        ResultKind::Resign,
+        ResultKind::Time,
+        ResultKind::Forfeit,
+        ResultKind::Draw,
+        ResultKind::Void,
+        ResultKind::Unknown,
+    ];
+    /// The kind named by [`ResultKind::as_str`].
+    pub fn from_name(s: &str) -> Option<ResultKind> {
+        ResultKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
     /// `"score"`, `"resign"`, `"time"`, `"forfeit"`, `"draw"`, `"void"`, `"unknown"`.
     pub fn as_str(self) -> &'static str {
         match self {

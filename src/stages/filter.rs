@@ -16,28 +16,15 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::config::{Config, FilterConfig, Source};
+use crate::coord::{Move, Point};
+use crate::game::{GameRow, ScoreVerdict};
 use crate::input::{self, Item, Location};
-use crate::sgf::{self, GameRecord, RecordError};
+use crate::reject::Reject;
+use crate::replay::{replay, ReplayRules};
+use crate::scoring::ScoreCheck;
+use crate::sgf::{self, RecordError, ResultKind};
 use crate::storage::{ShardInfo, TableOptions, TableWriter};
-use crate::tables::{games_batch, games_schema, rejects_batch, rejects_schema, GameRow, RejectRow};
-
-/// Result kinds a pipeline may name in `filter.result_kinds`.
-pub const RESULT_KINDS: &[&str] = &["score", "resign", "time", "forfeit", "draw", "void", "unknown"];
-
-/// Every reject reason the filter stage can give.
-pub const REASONS: &[&str] = &[
-    "unreadable_file",
-    "parse_error",
-    "not_go",
-    "size_not_19",
-    "bad_coordinate",
-    "setup_after_root",
-    "no_moves",
-    "too_short",
-    "too_long",
-    "filtered_out",
-    "score_disagrees",
-];
+use crate::tables::{games_batch, games_schema, rejects_batch, rejects_schema, RejectRow};
 
 /// Counts for one source (or for the whole run).
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
@@ -61,10 +48,11 @@ pub struct Counts {
 }
 
 impl Counts {
-    fn reject(&mut self, reason: &str) {
+    /// Counts one reject (any stage's).
+    pub fn reject(&mut self, reason: Reject) {
         self.games_found += 1;
         self.games_rejected += 1;
-        *self.rejected_by_reason.entry(reason.to_string()).or_default() += 1;
+        *self.rejected_by_reason.entry(reason.as_str().to_string()).or_default() += 1;
     }
     fn keep(&mut self) {
         self.games_found += 1;
@@ -105,7 +93,7 @@ pub struct InputFile {
 impl FilterReport {
     /// True when some input could not be read (exit code 1).
     pub fn had_unreadable(&self) -> bool {
-        self.total.rejected_by_reason.contains_key("unreadable_file")
+        self.total.rejected_by_reason.contains_key(Reject::UnreadableFile.as_str())
     }
 }
 
@@ -137,13 +125,15 @@ pub fn run(
         ..Default::default()
     };
     let mut games = TableWriter::new(out, "games", games_schema(), opts.clone())?;
-    let mut rejects = TableWriter::new(out, "rejects", rejects_schema(), opts)?;
+    // The filter stage starts the rejects folder afresh (a new games table makes any
+    // split rejects stale) and writes its own partition, `part-filter-*`.
+    let mut rejects = TableWriter::with_prefix(out, "rejects", "filter", rejects_schema(), opts)?;
     let mut report = FilterReport::default();
     for s in sources {
         report.by_source.entry(s.name.clone()).or_default();
         report.inputs.entry(s.name.clone()).or_default();
     }
-    let filter = Filter::new(&cfg.filter)?;
+    let filter = Filter::new(&cfg.filter);
     let mut batch: Vec<Work> = Vec::new();
     let mut batch_bytes = 0usize;
 
@@ -174,8 +164,8 @@ pub fn run(
                         kept.push(*row);
                     }
                     Outcome::Rejected(r) => {
-                        c.reject(&r.reason);
-                        report.total.reject(&r.reason);
+                        c.reject(r.reason);
+                        report.total.reject(r.reason);
                         rej.push(r);
                     }
                     Outcome::Skipped => {
@@ -247,121 +237,107 @@ pub fn run(
     Ok(report)
 }
 
-/// The configured filters, resolved.
+/// The configured filters.
 pub struct Filter {
     cfg: FilterConfig,
-    min_rank: Option<i16>,
-    max_rank: Option<i16>,
 }
 
+/// Why a game is left out: the reason, a detail for people, the 1-based move number.
+pub type Verdict = (Reject, String, Option<u32>);
+
 impl Filter {
-    /// `filter.komi` when set.
-    pub fn komi_override(&self) -> Option<f32> {
-        self.cfg.komi
-    }
-    /// `filter.drop_score_disagreements`.
-    pub fn drops_disagreements(&self) -> bool {
-        self.cfg.drop_score_disagreements
+    /// The filters of `[filter]`.
+    pub fn new(cfg: &FilterConfig) -> Filter {
+        Filter { cfg: cfg.clone() }
     }
 
-    /// Resolves rank bounds.
-    pub fn new(cfg: &FilterConfig) -> anyhow::Result<Filter> {
-        let rank = |r: &Option<String>| -> anyhow::Result<Option<i16>> {
-            match r {
-                None => Ok(None),
-                Some(s) => {
-                    sgf::parse_rank(s).map(|r| Some(r.numeric)).ok_or_else(|| anyhow::anyhow!("cannot read rank {s:?}"))
-                }
-            }
-        };
-        Ok(Filter { cfg: cfg.clone(), min_rank: rank(&cfg.min_rank)?, max_rank: rank(&cfg.max_rank)? })
-    }
-
-    /// Why a readable 19×19 game is left out, if it is: (reason, detail, move number).
-    pub fn check(&self, g: &GameRecord) -> Option<(&'static str, String, Option<u32>)> {
+    /// Why a readable 19×19 game is left out, if it is.
+    pub fn check(&self, g: &GameRow) -> Option<Verdict> {
         let c = &self.cfg;
-        if !g.mid_setup.is_empty() && !c.allow_setup_after_root {
-            let m = g.mid_setup[0].before_move + 1;
-            return Some(("setup_after_root", format!("setup stones before move {m}"), Some(m)));
+        let out = |detail: String| Some((Reject::FilteredOut, detail, None));
+        if let Some(s) = g.mid_setup.first().filter(|_| !c.allow_setup_after_root) {
+            let m = s.before_move + 1;
+            return Some((Reject::SetupAfterRoot, format!("setup stones before move {m}"), Some(m)));
         }
         let n = g.moves.len() as u32;
         if n == 0 {
-            return Some(("no_moves", "the main line has no moves".into(), None));
+            return Some((Reject::NoMoves, "the main line has no moves".into(), None));
         }
         if n < c.min_moves {
-            return Some(("too_short", format!("{n} moves, fewer than min_moves = {}", c.min_moves), None));
+            return Some((Reject::TooShort, format!("{n} moves, fewer than min_moves = {}", c.min_moves), None));
         }
         if n > c.max_moves {
-            return Some(("too_long", format!("{n} moves, more than max_moves = {}", c.max_moves), None));
+            return Some((Reject::TooLong, format!("{n} moves, more than max_moves = {}", c.max_moves), None));
         }
-        let handicap = g.handicap.max(if g.setup_white.is_empty() && g.setup_black.len() >= 2 {
-            g.setup_black.len() as u32
-        } else {
-            0
-        });
+        let handicap = g.effective_handicap();
         if handicap >= 2 && !c.allow_handicap {
-            return Some(("filtered_out", format!("handicap {handicap} (allow_handicap = false)"), None));
+            return out(format!("handicap {handicap} (allow_handicap = false)"));
         }
         if handicap > c.max_handicap {
-            return Some(("filtered_out", format!("handicap {handicap} > max_handicap = {}", c.max_handicap), None));
+            return out(format!("handicap {handicap} > max_handicap = {}", c.max_handicap));
         }
-        if self.min_rank.is_some() || self.max_rank.is_some() {
-            for (who, r) in [("black", &g.black_rank), ("white", &g.white_rank)] {
-                match r {
-                    None if !c.allow_unknown_rank => {
-                        return Some(("filtered_out", format!("{who} rank unknown"), None))
-                    }
-                    None => {}
-                    Some(r) => {
-                        if self.min_rank.is_some_and(|m| r.numeric < m) || self.max_rank.is_some_and(|m| r.numeric > m)
-                        {
-                            return Some((
-                                "filtered_out",
-                                format!("{who} rank {} outside the rank range", r.raw),
-                                None,
-                            ));
-                        }
-                    }
-                }
-            }
+        if let Some(d) = self.rank_outside(g) {
+            return out(d);
         }
-        if !c.result_kinds.is_empty() && !c.result_kinds.iter().any(|k| k == g.result.kind.as_str()) {
-            return Some(("filtered_out", format!("result kind {} not in result_kinds", g.result.kind.as_str()), None));
+        if !c.result_kinds.is_empty() && !c.result_kinds.contains(&g.meta.result_kind) {
+            return out(format!("result kind {} not in result_kinds", g.meta.result_kind.as_str()));
         }
-        if c.date_from.is_some() || c.date_to.is_some() {
-            match &g.date_iso {
-                None if !c.allow_unknown_date => return Some(("filtered_out", "no readable date".into(), None)),
+        self.date_outside(g).and_then(out)
+    }
+
+    /// The rank bounds: why `g` is outside them, if it is.
+    fn rank_outside(&self, g: &GameRow) -> Option<String> {
+        let c = &self.cfg;
+        let (lo, hi) = (c.min_rank.as_ref().map(|r| r.numeric), c.max_rank.as_ref().map(|r| r.numeric));
+        if lo.is_none() && hi.is_none() {
+            return None;
+        }
+        let m = &g.meta;
+        for (who, num, raw) in [("black", m.black_rank_num, &m.black_rank), ("white", m.white_rank_num, &m.white_rank)]
+        {
+            match num {
+                None if !c.allow_unknown_rank => return Some(format!("{who} rank unknown")),
                 None => {}
-                Some(d) => {
-                    // Compare on the common prefix length, so "2001" is inside "2001-01-01".."2001-12-31".
-                    let before = |a: &str, b: &str| {
-                        let n = a.len().min(b.len());
-                        a[..n] < b[..n]
-                    };
-                    if c.date_from.as_deref().is_some_and(|f| before(d, f))
-                        || c.date_to.as_deref().is_some_and(|t| before(t, d))
-                    {
-                        return Some(("filtered_out", format!("date {d} outside the date range"), None));
-                    }
+                Some(r) if lo.is_some_and(|m| r < m) || hi.is_some_and(|m| r > m) => {
+                    return Some(format!("{who} rank {} outside the rank range", raw.as_deref().unwrap_or("")));
                 }
+                Some(_) => {}
             }
         }
         None
+    }
+
+    /// The date bounds: why `g` is outside them, if it is.
+    fn date_outside(&self, g: &GameRow) -> Option<String> {
+        let c = &self.cfg;
+        if c.date_from.is_none() && c.date_to.is_none() {
+            return None;
+        }
+        let Some(d) = &g.meta.date_iso else {
+            return (!c.allow_unknown_date).then(|| "no readable date".into());
+        };
+        // Compare on the common prefix length, so "2001" is inside "2001-01-01".."2001-12-31".
+        let before = |a: &str, b: &str| {
+            let n = a.len().min(b.len());
+            a[..n] < b[..n]
+        };
+        let outside =
+            c.date_from.as_deref().is_some_and(|f| before(d, f)) || c.date_to.as_deref().is_some_and(|t| before(t, d));
+        outside.then(|| format!("date {d} outside the date range"))
     }
 }
 
 /// Parses one document into outcomes. A `.sgfs` line is its own document: its
 /// member gets a `#L<line>` suffix and its games are indexed within the line.
 fn process(item: &Item, source: &Source, filter: &Filter, limits: sgf::ParseLimits) -> Vec<Outcome> {
-    let reject = |loc: &Location, idx: Option<u32>, off: Option<u64>, reason: &str, detail: String, mv: Option<u32>| {
+    let reject = |loc: &Location, idx: Option<u32>, off: Option<u64>, (reason, detail, mv): Verdict| {
         Outcome::Rejected(RejectRow {
-            stage: "filter".into(),
+            reason,
             source: source.name.clone(),
             source_file: loc.file.clone(),
             member: loc.member.clone(),
             game_index: idx,
             byte_offset: off,
-            reason: reason.into(),
             detail,
             move_number: mv,
             game_id: None,
@@ -370,7 +346,7 @@ fn process(item: &Item, source: &Source, filter: &Filter, limits: sgf::ParseLimi
     match item {
         Item::FileRead { .. } => Vec::new(),
         Item::Skipped { .. } => vec![Outcome::Skipped],
-        Item::Unreadable { loc, error } => vec![reject(loc, None, None, "unreadable_file", error.clone(), None)],
+        Item::Unreadable { loc, error } => vec![reject(loc, None, None, (Reject::UnreadableFile, error.clone(), None))],
         Item::Sgf { loc, bytes } | Item::SgfLine { loc, bytes, .. } => {
             let loc = match item {
                 Item::SgfLine { line, .. } => Location {
@@ -384,218 +360,76 @@ fn process(item: &Item, source: &Source, filter: &Filter, limits: sgf::ParseLimi
             };
             let file = sgf::read_games_with(bytes, limits);
             let charset = file.charset;
+            let keep_or_reject = |g: sgf::GameRecord| {
+                let quirks = g.quirks.names();
+                let mut row = GameRow::from_record(&g, &source.name, &loc.file, loc.member.as_deref(), &quirks);
+                let at = (Some(row.game_index), Some(row.byte_offset));
+                if let Some(v) = filter.check(&row) {
+                    return reject(&loc, at.0, at.1, v);
+                }
+                row.score = score_game(&row, &g.territory_black, &g.territory_white, filter.cfg.komi);
+                if let Some(v) =
+                    row.score.filter(|v| v.check == ScoreCheck::Disagrees && filter.cfg.drop_score_disagreements)
+                {
+                    let margin = v.counted_margin.unwrap_or(f32::NAN);
+                    let detail =
+                        format!("counted B{margin:+.1} against RE[{}]", row.meta.result_raw.as_deref().unwrap_or(""));
+                    return reject(&loc, at.0, at.1, (Reject::ScoreDisagrees, detail, None));
+                }
+                Outcome::Kept(Box::new(row), quirks, charset)
+            };
             file.games
                 .into_iter()
                 .enumerate()
                 .map(|(i, g)| match g {
                     Err(RecordError { reason, detail, offset, move_number }) => {
-                        reject(&loc, Some(i as u32), offset.map(|o| o as u64), reason.as_str(), detail, move_number)
+                        reject(&loc, Some(i as u32), offset.map(|o| o as u64), (reason.into(), detail, move_number))
                     }
-                    Ok(g) => match filter.check(&g) {
-                        Some((reason, detail, mv)) => {
-                            reject(&loc, Some(g.index as u32), Some(g.offset as u64), reason, detail, mv)
-                        }
-                        None => {
-                            let quirks = g.quirks.names();
-                            let mut row = game_row(&g, source, &loc, &quirks);
-                            if let Some((check, margin)) = score_game(&g, filter.komi_override()) {
-                                if check == crate::scoring::ScoreCheck::Disagrees && filter.drops_disagreements() {
-                                    return reject(
-                                        &loc,
-                                        Some(g.index as u32),
-                                        Some(g.offset as u64),
-                                        "score_disagrees",
-                                        format!(
-                                            "counted B{margin:+.1} against RE[{}]",
-                                            g.result.raw.as_deref().unwrap_or("")
-                                        ),
-                                        None,
-                                    );
-                                }
-                                row.score_check = Some(check.as_str().to_string());
-                                row.counted_margin = Some(margin);
-                            }
-                            Outcome::Kept(Box::new(row), quirks, charset)
-                        }
-                    },
+                    Ok(g) => keep_or_reject(g),
                 })
                 .collect()
         }
     }
 }
 
-/// The counting rules named by `RU`: area rules for Chinese, AGA, New Zealand,
-/// Tromp-Taylor and Ing; Korean; Japanese (territory) otherwise.
-pub fn rule_set(ru: Option<&str>) -> crate::scoring::RuleSet {
-    use crate::scoring::RuleSet;
-    let r = ru.unwrap_or("").to_ascii_lowercase();
-    if ["chin", "aga", "new zealand", "nz", "tromp", "ing", "goe", "area"].iter().any(|k| r.contains(k)) {
-        RuleSet::Chinese
-    } else if r.contains("korea") {
-        RuleSet::Korean
-    } else {
-        RuleSet::Japanese
-    }
-}
-
 /// Counts a game that ended by counting (a result with a score, or two final passes):
-/// replays it, takes dead stones from `TB`/`TW` markup when present, else from the
-/// conservative Benson-based analysis, counts under the game's rules with its komi (or
-/// the default: 6.5 even, 0.5 handicap), and compares with `RE`. `None` for games that
-/// did not end by counting. Returns the check and the counted margin (black − white).
-pub fn score_game(g: &GameRecord, komi_override: Option<f32>) -> Option<(crate::scoring::ScoreCheck, f32)> {
-    use crate::coord::Move;
-    use crate::engine::{Board, Color, Rules};
-    use crate::scoring::{
-        check_result, count, default_komi, ownership_conservative, ownership_from_markup, ScoreCheck,
-    };
+/// replays it, takes dead stones from `TB`/`TW` markup (`tb`, `tw`) when present, else
+/// from the conservative Benson-based analysis, counts under the game's rules with its
+/// komi (or the default: 6.5 even, 0.5 handicap), and compares with `RE`. `None` for
+/// games that did not end by counting; `undecided` without a margin when the game cannot
+/// be replayed.
+pub fn score_game(g: &GameRow, tb: &[Point], tw: &[Point], komi_override: Option<f32>) -> Option<ScoreVerdict> {
+    use crate::engine::{Color, Rules};
+    use crate::scoring::{check_result, count, default_komi, ownership_conservative, ownership_from_markup};
     let n = g.moves.len();
     let two_passes = n >= 2 && g.moves[n - 1].mv == Move::Pass && g.moves[n - 2].mv == Move::Pass;
-    let scored = g.result.kind == sgf::ResultKind::Score;
+    let kind = g.meta.result_kind;
+    let scored = kind == ResultKind::Score;
     // A resignation, time loss or forfeit after two passes did not end by counting.
-    let not_counted = matches!(
-        g.result.kind,
-        sgf::ResultKind::Resign | sgf::ResultKind::Time | sgf::ResultKind::Forfeit | sgf::ResultKind::Void
-    );
+    let not_counted = matches!(kind, ResultKind::Resign | ResultKind::Time | ResultKind::Forfeit | ResultKind::Void);
     if !(scored || (two_passes && !not_counted)) {
         return None;
     }
-    let mut b = Board::new();
-    for p in &g.setup_black {
-        b.set_stone(*p, 1).ok()?;
-    }
-    for p in &g.setup_white {
-        b.set_stone(*p, 2).ok()?;
-    }
-    let rules = Rules { multi_stone_suicide: true };
-    for m in &g.moves {
-        let c = if m.color == sgf::Color::Black { Color::Black } else { Color::White };
-        if b.play(c, m.mv, &rules).is_err() {
-            return Some((ScoreCheck::Undecided, f32::NAN));
-        }
-    }
-    let own = if !g.territory_black.is_empty() || !g.territory_white.is_empty() {
-        ownership_from_markup(&b, &g.territory_black, &g.territory_white)
-    } else {
-        ownership_conservative(&b)
+    let rules =
+        ReplayRules { rules: Rules { multi_stone_suicide: true }, allow_consecutive_moves: true, ..Default::default() };
+    let Ok(end) = replay(g, &rules, &mut ()) else {
+        return Some(ScoreVerdict { check: ScoreCheck::Undecided, counted_margin: None });
     };
-    let handicap = g.handicap.max(if g.setup_white.is_empty() && g.setup_black.len() >= 2 {
-        g.setup_black.len() as u32
-    } else {
-        0
-    });
-    let komi = komi_override.or(g.komi).unwrap_or_else(|| default_komi(handicap));
+    let b = &end.board;
+    let own =
+        if !tb.is_empty() || !tw.is_empty() { ownership_from_markup(b, tb, tw) } else { ownership_conservative(b) };
+    let handicap = g.effective_handicap();
+    let komi = komi_override.or(g.meta.komi).unwrap_or_else(|| default_komi(handicap));
     let score = count(
-        &b,
+        b,
         &own,
-        rule_set(g.rules.as_deref()),
+        crate::scoring::RuleSet::from_ru(g.meta.rules.as_deref()),
         komi,
         b.prisoners(Color::Black),
         b.prisoners(Color::White),
         handicap,
     );
-    let winner = g.result.winner.map(|w| w == sgf::Color::Black);
-    let recorded = if scored { g.result.margin } else { None };
-    Some((check_result(&score, winner, recorded), score.margin))
-}
-
-/// Stable content hash of a game: setup, first player and moves, not metadata.
-pub fn game_id(
-    setup_black: &[u16],
-    setup_white: &[u16],
-    first_player: Option<&str>,
-    moves: &[u16],
-    colors: &str,
-) -> String {
-    let mut h = blake3::Hasher::new();
-    h.update(b"kibo.game.v1\0");
-    let mut sb = setup_black.to_vec();
-    sb.sort_unstable();
-    let mut sw = setup_white.to_vec();
-    sw.sort_unstable();
-    for p in sb {
-        h.update(&p.to_le_bytes());
-    }
-    h.update(&[0xff, 0xff]);
-    for p in sw {
-        h.update(&p.to_le_bytes());
-    }
-    h.update(&[0xff, 0xff]);
-    h.update(first_player.unwrap_or("-").as_bytes());
-    for (m, c) in moves.iter().zip(colors.bytes()) {
-        h.update(&[c]);
-        h.update(&m.to_le_bytes());
-    }
-    h.finalize().to_hex()[..32].to_string()
-}
-
-fn color_str(c: sgf::Color) -> &'static str {
-    match c {
-        sgf::Color::Black => "B",
-        sgf::Color::White => "W",
-    }
-}
-
-fn game_row(g: &GameRecord, source: &Source, loc: &Location, quirks: &[&'static str]) -> GameRow {
-    let setup_black: Vec<u16> = g.setup_black.iter().map(|p| p.index()).collect();
-    let setup_white: Vec<u16> = g.setup_white.iter().map(|p| p.index()).collect();
-    let moves: Vec<u16> = g.moves.iter().map(|m| m.mv.index()).collect();
-    let colors: String = g.moves.iter().map(|m| color_str(m.color)).collect();
-    let first_player = g.first_player.map(|c| color_str(c).to_string());
-    let mid_setup = (!g.mid_setup.is_empty()).then(|| {
-        let v: Vec<serde_json::Value> = g
-            .mid_setup
-            .iter()
-            .map(|s| {
-                serde_json::json!({
-                    "before_move": s.before_move,
-                    "black": s.black.iter().map(|p| p.index()).collect::<Vec<_>>(),
-                    "white": s.white.iter().map(|p| p.index()).collect::<Vec<_>>(),
-                    "empty": s.empty.iter().map(|p| p.index()).collect::<Vec<_>>(),
-                })
-            })
-            .collect();
-        serde_json::Value::Array(v).to_string()
-    });
-    GameRow {
-        game_id: game_id(&setup_black, &setup_white, first_player.as_deref(), &moves, &colors),
-        source: source.name.clone(),
-        source_file: loc.file.clone(),
-        member: loc.member.clone(),
-        game_index: g.index as u32,
-        byte_offset: g.offset as u64,
-        charset: g.charset.to_string(),
-        komi: g.komi,
-        komi_raw: g.komi_raw.clone(),
-        handicap: g.handicap.min(255) as u8,
-        rules: g.rules.clone(),
-        result_raw: g.result.raw.clone(),
-        winner: g.result.winner.map(|c| color_str(c).to_string()),
-        result_kind: g.result.kind.as_str().to_string(),
-        margin: g.result.margin,
-        black_name: g.black.clone(),
-        white_name: g.white.clone(),
-        black_rank: g.black_rank.as_ref().map(|r| r.raw.clone()),
-        white_rank: g.white_rank.as_ref().map(|r| r.raw.clone()),
-        black_rank_num: g.black_rank.as_ref().map(|r| r.numeric),
-        white_rank_num: g.white_rank.as_ref().map(|r| r.numeric),
-        date: g.date.clone(),
-        date_iso: g.date_iso.clone(),
-        event: g.event.clone(),
-        round: g.round.clone(),
-        place: g.place.clone(),
-        game_name: g.game_name.clone(),
-        application: g.application.clone(),
-        setup_black,
-        setup_white,
-        first_player,
-        num_moves: moves.len() as u32,
-        non_alternating: g.quirks.non_alternating,
-        moves,
-        colors,
-        mid_setup,
-        quirks: quirks.iter().map(|q| q.to_string()).collect(),
-        score_check: None,
-        counted_margin: None,
-    }
+    let winner = g.meta.winner.map(|w| w == Color::Black);
+    let recorded = if scored { g.meta.margin } else { None };
+    Some(ScoreVerdict { check: check_result(&score, winner, recorded), counted_margin: Some(score.margin) })
 }

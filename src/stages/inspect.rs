@@ -7,8 +7,37 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::coord::Move;
-use crate::engine::{Board, Color, Rules};
+use crate::engine::Board;
+use crate::game::GameRow;
+use crate::replay::{replay, ReplayRules, Step, Visitor};
 use crate::tactics::Tagger;
+
+/// Prints one line per move with its tags.
+struct TagLines {
+    tagger: Tagger,
+    out: String,
+}
+
+impl Visitor for TagLines {
+    fn before(&mut self, board: &Board, s: &Step) {
+        let tags = self.tagger.tag(board, s.color, s.mv);
+        let names: Vec<String> = tags
+            .names()
+            .iter()
+            .map(|&n| match n {
+                "capture" => format!("capture({})", tags.capture_size),
+                "self_atari" => format!("self_atari({})", tags.self_atari_size),
+                n => n.to_string(),
+            })
+            .collect();
+        let sgf = match s.mv {
+            Move::Pass => "-".to_string(),
+            Move::Play(p) => p.to_sgf(),
+        };
+        let (c, gtp) = (s.color.as_str(), s.mv.to_gtp());
+        let _ = writeln!(self.out, "{:>5}  {c:<5} {gtp:<5} {sgf:<4} {}", s.number, names.join(" "));
+    }
+}
 
 /// The report for game `game` (0-based) of the SGF file at `path`, as text.
 pub fn tags_report(path: &Path, game: usize) -> anyhow::Result<String> {
@@ -20,45 +49,15 @@ pub fn tags_report(path: &Path, game: usize) -> anyhow::Result<String> {
         Some(Err(e)) => anyhow::bail!("{} game {game}: {e}", path.display()),
         None => anyhow::bail!("{} has {n} game(s); --game {game} is out of range", path.display()),
     };
-    let mut board = Board::new();
-    for p in &g.setup_black {
-        board.set_stone(*p, 1).map_err(|e| anyhow::anyhow!("setup: {e}"))?;
+    let name = path.display().to_string();
+    let row = GameRow::from_record(&g, "", &name, None, &[]);
+    let mut v = TagLines { tagger: Tagger::new(), out: String::new() };
+    let _ = writeln!(v.out, "# {name} game {game}: {} moves; tags per docs/tags.md", g.moves.len());
+    let _ = writeln!(v.out, "{:>5}  {:<5} {:<5} {:<4} tags", "move", "color", "gtp", "sgf");
+    let rules = ReplayRules { allow_consecutive_moves: true, ..Default::default() };
+    if let Err(e) = replay(&row, &rules, &mut v) {
+        let at = e.move_number.map(|m| format!("move {m}")).unwrap_or_else(|| "the setup".into());
+        let _ = writeln!(v.out, "# {at} is illegal ({}); stopping", e.reason);
     }
-    for p in &g.setup_white {
-        board.set_stone(*p, 2).map_err(|e| anyhow::anyhow!("setup: {e}"))?;
-    }
-    let mut tagger = Tagger::new();
-    let mut out = String::new();
-    let _ = writeln!(out, "# {} game {game}: {} moves; tags per docs/tags.md", path.display(), g.moves.len());
-    let _ = writeln!(out, "{:>5}  {:<5} {:<5} {:<4} tags", "move", "color", "gtp", "sgf");
-    for (i, m) in g.moves.iter().enumerate() {
-        let color = if m.color == crate::sgf::Color::Black { Color::Black } else { Color::White };
-        let tags = tagger.tag(&board, color, m.mv);
-        let mut names: Vec<String> = tags.names().iter().map(|s| s.to_string()).collect();
-        for n in names.iter_mut() {
-            if n == "capture" {
-                *n = format!("capture({})", tags.capture_size);
-            } else if n == "self_atari" {
-                *n = format!("self_atari({})", tags.self_atari_size);
-            }
-        }
-        let sgf = match m.mv {
-            Move::Pass => "-".to_string(),
-            Move::Play(p) => p.to_sgf(),
-        };
-        let _ = writeln!(
-            out,
-            "{:>5}  {:<5} {:<5} {:<4} {}",
-            i + 1,
-            if color == Color::Black { "B" } else { "W" },
-            m.mv.to_gtp(),
-            sgf,
-            names.join(" ")
-        );
-        if let Err(e) = board.play(color, m.mv, &Rules::default()) {
-            let _ = writeln!(out, "# move {} is illegal ({}); stopping", i + 1, e.as_str());
-            break;
-        }
-    }
-    Ok(out)
+    Ok(v.out)
 }

@@ -1,0 +1,171 @@
+/*!
+One game into samples: [`game_samples`] replays a [`GameRow`] through
+[`crate::replay::replay`] with a [`SampleVisitor`] that records, for every eligible
+move, the position before it (board, side to move, ko point, history, prisoners), the
+move and its tags, then applies the sampling policy ([`super::policy`]).
+*/
+
+use std::sync::Arc;
+
+use crate::color::Color;
+use crate::config::SplitConfig;
+use crate::coord::NN;
+use crate::engine::{Board, Rules};
+use crate::game::GameRow;
+use crate::replay::{replay, Refusal, ReplayRules, Step, Visitor};
+use crate::samples::{BufMode, GameInfo, SampleBuf, SampleMove, HISTORY};
+use crate::tactics::{PendingTags, Tagger, TAG_NAMES};
+
+use super::policy::{self, Dropped};
+
+/// Tag counts of every replayed move, in the bit order of [`TAG_NAMES`], then
+/// `is_tactical` last.
+pub type TagCounts = [u32; TAG_NAMES.len() + 1];
+
+/// A game replayed into samples.
+pub struct GameSamples {
+    /// The samples kept by the sampling options.
+    pub samples: SampleBuf,
+    /// Moves replayed.
+    pub moves: u64,
+    /// Moves not sampled, by option.
+    pub dropped: Dropped,
+    /// One colour moved twice somewhere.
+    pub consecutive: bool,
+    /// Every replayed move counted per tag.
+    pub tag_counts: TagCounts,
+}
+
+/// The replay rules of `[split]`.
+pub fn replay_rules(cfg: &SplitConfig) -> ReplayRules {
+    ReplayRules {
+        rules: Rules { multi_stone_suicide: cfg.allow_multi_stone_suicide },
+        superko: cfg.superko,
+        allow_consecutive_moves: cfg.allow_consecutive_moves,
+    }
+}
+
+/// Records samples around each move (see the module docs).
+struct SampleVisitor<'a> {
+    cfg: &'a SplitConfig,
+    mode: BufMode,
+    keep: Vec<bool>,
+    buf: SampleBuf,
+    tagger: Option<Tagger>,
+    pending: Option<PendingTags>,
+    sample: Option<(SampleMove, usize, Option<[i8; NN]>)>,
+    cells: [u8; NN],
+    played: Vec<u16>,
+    recent: [u16; HISTORY],
+    tag_counts: TagCounts,
+}
+
+impl Visitor for SampleVisitor<'_> {
+    fn before(&mut self, board: &Board, s: &Step) {
+        // The simple-ko ban binds one colour only (the opponent of the capturer).
+        let ko = if board.ko_color() == Some(s.color) { board.ko_point().map(|p| p.index()) } else { None };
+        // The tags need S and S′: half of them now, half after the move (no board copy).
+        self.pending = self.tagger.as_mut().map(|t| t.before_move(board, s.color, s.mv));
+        if !self.keep[s.index] {
+            return;
+        }
+        board.cells(&mut self.cells);
+        let k = self.played.len().min(HISTORY);
+        for (j, slot) in self.recent.iter_mut().take(k).enumerate() {
+            *slot = self.played[self.played.len() - 1 - j];
+        }
+        let clamp = |c: Color| board.prisoners(c).min(u16::MAX as u32) as u16;
+        let sm = SampleMove {
+            move_number: s.number.min(u16::MAX as u32) as u16,
+            to_play: s.color.as_u8(),
+            ko_point: ko,
+            mv: s.mv,
+            prisoners: [clamp(Color::Black), clamp(Color::White)],
+        };
+        let infl = (self.cfg.influence && matches!(self.mode, BufMode::Full | BufMode::NoHash))
+            .then(|| crate::scoring::influence_areas(&crate::scoring::influence(board), self.cfg.influence_threshold));
+        self.sample = Some((sm, k, infl));
+    }
+
+    fn after(&mut self, board: &Board, s: &Step) {
+        let tags = self.tagger.as_mut().zip(self.pending.take()).map(|(t, pending)| {
+            let tg = t.after_move(pending, board);
+            for (b, c) in self.tag_counts.iter_mut().take(TAG_NAMES.len()).enumerate() {
+                *c += (tg.mask >> b) & 1;
+            }
+            self.tag_counts[TAG_NAMES.len()] += tg.is_tactical() as u32;
+            (tg.mask, tg.capture_size, tg.self_atari_size)
+        });
+        if let Some((sm, k, infl)) = self.sample.take() {
+            self.buf.push(&self.cells, sm, &self.recent[..k], tags);
+            if let Some(areas) = infl {
+                self.buf.push_influence(&areas);
+            }
+        }
+        self.played.push(s.mv.index());
+    }
+}
+
+thread_local! {
+    /// One tagger per thread, reused from game to game (its ladder reader's buffers grow
+    /// once), reset for each game.
+    static TAGGER: std::cell::RefCell<Tagger> = Default::default();
+}
+
+/// The metadata every sample of `g` repeats.
+pub fn game_info(g: &GameRow, cfg: &SplitConfig, seed: u64) -> GameInfo {
+    GameInfo {
+        game_id: g.game_id.to_hex(),
+        source: g.source_path(),
+        game_index: g.game_index,
+        meta: Arc::new(g.meta.clone()),
+        split: policy::assign_split(&g.game_id, seed, cfg.split_ratios),
+    }
+}
+
+/// Replays `g` into samples, recording what `mode` says (the dedup passes need less
+/// than a row). No I/O.
+pub fn game_samples(g: &GameRow, cfg: &SplitConfig, seed: u64, mode: BufMode) -> Result<GameSamples, Refusal> {
+    let mut dropped = Dropped::new();
+    let keep = policy::eligible(&g.moves, g.meta.winner, cfg, &mut dropped);
+    let mut buf = SampleBuf::with_mode(mode);
+    buf.reserve(keep.iter().filter(|&&k| k).count(), cfg.tags);
+    buf.begin_game(game_info(g, cfg, seed));
+    let tagger = cfg.tags.then(|| {
+        let mut t = TAGGER.take();
+        t.reset();
+        t
+    });
+    let mut v = SampleVisitor {
+        cfg,
+        mode,
+        keep,
+        buf,
+        tagger,
+        pending: None,
+        sample: None,
+        cells: [0; NN],
+        played: Vec::with_capacity(g.moves.len()),
+        recent: [0; HISTORY],
+        tag_counts: [0; TAG_NAMES.len() + 1],
+    };
+    let result = replay(g, &replay_rules(cfg), &mut v);
+    if let Some(t) = v.tagger.take() {
+        TAGGER.set(t);
+    }
+    let end = result?;
+    let mut buf = v.buf;
+    buf.finish_hashes();
+    let masks: Vec<u32> = (0..buf.len()).map(|i| buf.tag_mask(i)).collect();
+    let idx = policy::choose(&masks, cfg, &mut dropped);
+    if idx.len() < buf.len() {
+        buf = buf.select(&idx);
+    }
+    Ok(GameSamples {
+        samples: buf,
+        moves: g.moves.len() as u64,
+        dropped,
+        consecutive: end.consecutive,
+        tag_counts: v.tag_counts,
+    })
+}
