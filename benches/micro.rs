@@ -13,7 +13,8 @@
 //! The benches (one iteration = one pass over the data set):
 //!
 //! * `sgf_parse`: `sgf::read_games` (decode, parse, game records) on every document.
-//!   Read `B/s`: SGF bytes per second.
+//!   Read `B/s`: SGF bytes per second. (For another corpus, point `$KGS` at it, e.g.
+//!   `KGS=../shared/data/dev/gnugo-regression-games cargo bench --bench micro -- sgf_parse`.)
 //! * `replay_moves`: every game's main line replayed with `Board::play` (legality checks),
 //!   setup stones placed first, each game stopping at its first illegal move.
 //!   Read `item/s`: moves per second.
@@ -23,6 +24,11 @@
 //! * `replay_and_tag`: as `replay_moves`, plus `tactics::Tagger::tag` on the position before
 //!   every move. Read `item/s`: tagged moves per second; its time minus `replay_moves`'
 //!   time, divided by the moves, is the tagging cost per move.
+//! * `replay_and_tag_played`: as `replay_moves`, plus a copy of the position before every
+//!   move (`Board::clone_from`) and `tactics::Tagger::tag_played` on the positions before
+//!   and after it (the split stage's way). Read `item/s`: tagged moves per second; its
+//!   time minus `replay_moves`' time, divided by the moves, is the cost per move of
+//!   copy + `tag_played`.
 //! * `tagging`: `Tagger::tag` alone on stored positions of the first games (whole games, at
 //!   most 16,384 positions: a `Board` is 4.6 KiB, so storing the whole corpus would take
 //!   gigabytes). Read `item/s`: tags per second, on a subset (compare with `replay_and_tag`).
@@ -231,8 +237,11 @@ static TAG_SET: LazyLock<Vec<Vec<(Board, Color, Move)>>> = LazyLock::new(|| {
     out
 });
 
-/// Real positions (cells, side to move, ko point), spread over the corpus.
-static HASH_SET: LazyLock<Vec<([u8; NN], u8, Option<u16>)>> = LazyLock::new(|| {
+/// A position as `position_hash` takes it: cells, side to move, ko point.
+type Position = ([u8; NN], u8, Option<u16>);
+
+/// Real positions, spread over the corpus.
+static HASH_SET: LazyLock<Vec<Position>> = LazyLock::new(|| {
     let rules = Rules::default();
     let step = (SEQS.moves as usize / HASH_POSITIONS).max(1);
     let mut out = Vec::with_capacity(HASH_POSITIONS);
@@ -240,7 +249,7 @@ static HASH_SET: LazyLock<Vec<([u8; NN], u8, Option<u16>)>> = LazyLock::new(|| {
     'games: for s in &SEQS.seqs {
         let mut b = s.start();
         for &(c, m) in &s.moves {
-            if i % step == 0 {
+            if i.is_multiple_of(step) {
                 let mut cells = [0u8; NN];
                 b.cells(&mut cells);
                 out.push((cells, c.as_u8(), b.ko_point().map(|p| p.index())));
@@ -358,6 +367,29 @@ fn replay_and_tag(bencher: Bencher) {
                 if b.play(c, m, &rules).is_err() {
                     break;
                 }
+            }
+        }
+        mask
+    });
+}
+
+#[divan::bench(sample_count = SAMPLES, sample_size = 1)]
+fn replay_and_tag_played(bencher: Bencher) {
+    let seqs = &*SEQS;
+    let rules = Rules::default();
+    let mut tagger = Tagger::new();
+    let mut before = Board::new();
+    bencher.counter(ItemsCount::new(seqs.moves)).bench_local(|| {
+        let mut mask = 0u32;
+        for s in &seqs.seqs {
+            tagger.reset();
+            let mut b = s.start();
+            for &(c, m) in &s.moves {
+                before.clone_from(&b);
+                if b.play(c, m, &rules).is_err() {
+                    break;
+                }
+                mask |= tagger.tag_played(black_box(&before), &b, c, m).mask;
             }
         }
         mask

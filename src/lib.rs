@@ -34,3 +34,34 @@ pub mod storage;
 pub mod tables;
 pub mod tactics;
 pub mod verify;
+
+/// Where the unit tests find the shared corpus: the one lookup every test in `src` uses.
+#[cfg(test)]
+pub(crate) mod test_data {
+    use std::path::{Path, PathBuf};
+
+    /// Set to `1` to make a missing corpus a test failure instead of a skip.
+    pub(crate) const REQUIRE_VAR: &str = "KIBO_REQUIRE_SHARED_DATA";
+
+    /// `CARGO_MANIFEST_DIR/../shared/data/<sub>` if it exists. If it is absent: a panic
+    /// naming the path when `KIBO_REQUIRE_SHARED_DATA=1`, else one `SKIPPED: …` line and
+    /// `None` (the caller returns).
+    pub(crate) fn shared(sub: &str) -> Option<PathBuf> {
+        let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data").join(sub);
+        if p.exists() {
+            return Some(p);
+        }
+        match std::env::var(REQUIRE_VAR).as_deref() {
+            Ok("1") => panic!("{} is absent and {REQUIRE_VAR}=1: this test needs the shared corpus", p.display()),
+            Ok("0") | Ok("") | Err(std::env::VarError::NotPresent) => {
+                println!(
+                    "SKIPPED: {} is absent; this test needs the shared corpus ({REQUIRE_VAR}=1 fails instead)",
+                    p.display()
+                );
+                None
+            }
+            Ok(v) => panic!("{REQUIRE_VAR}={v:?}: expected 1 (require the shared corpus) or 0"),
+            Err(e) => panic!("{REQUIRE_VAR}: {e}"),
+        }
+    }
+}

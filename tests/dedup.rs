@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use crate::util::{report, run_ok, snapshot};
+use crate::util::{report, run_ok, samples, snapshot};
 
 /// Writes one SGF file per (name, moves) into `dir`.
 fn corpus(dir: &Path, games: &[(&str, &str, &str)]) {
@@ -21,30 +21,21 @@ fn pipeline(dir: &Path, dedup: &str, memory_mb: usize) -> std::path::PathBuf {
 }
 
 /// Kept rows as (source file name, move number) → (dup_count, distribution as GTP → count).
-fn kept(out: &Path) -> HashMap<(String, u16), (u32, Vec<(String, u32)>)> {
+type Kept = HashMap<(String, u16), (u32, Vec<(String, u32)>)>;
+
+fn kept(out: &Path) -> Kept {
     let mut m = HashMap::new();
-    kibo::storage::read_table(out, "samples", |b| {
-        use arrow_array::cast::AsArray;
-        use arrow_array::types::{UInt16Type, UInt32Type};
-        let src = b.column_by_name("source").unwrap().as_string::<i32>();
-        let mn = b.column_by_name("move_number").unwrap().as_primitive::<UInt16Type>();
-        let dc = b.column_by_name("dup_count").unwrap().as_primitive::<UInt32Type>();
-        let dm = b.column_by_name("move_dist_moves").unwrap().as_list::<i32>();
-        let dn = b.column_by_name("move_dist_counts").unwrap().as_list::<i32>();
-        for i in 0..b.num_rows() {
-            let name = Path::new(src.value(i)).file_name().unwrap().to_string_lossy().into_owned();
-            let moves = dm.value(i);
-            let counts = dn.value(i);
-            let moves = moves.as_primitive::<UInt16Type>();
-            let counts = counts.as_primitive::<UInt32Type>();
-            let dist = (0..moves.len())
-                .map(|j| (kibo::coord::Move::from_index(moves.value(j)).unwrap().to_gtp(), counts.value(j)))
-                .collect();
-            m.insert((name, mn.value(i)), (dc.value(i), dist));
-        }
-        Ok(())
-    })
-    .unwrap();
+    for r in samples(out) {
+        let name = Path::new(&r.source).file_name().unwrap().to_string_lossy().into_owned();
+        assert_eq!(r.move_dist_moves.len(), r.move_dist_counts.len(), "{name} move {}", r.move_number);
+        let dist = r
+            .move_dist_moves
+            .iter()
+            .zip(&r.move_dist_counts)
+            .map(|(&mv, &n)| (kibo::coord::Move::from_index(mv).unwrap().to_gtp(), n))
+            .collect();
+        m.insert((name, r.move_number), (r.dup_count, dist));
+    }
     m
 }
 

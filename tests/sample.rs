@@ -1,7 +1,7 @@
 //! `kibo sample`: a seeded draw, and every exported mini SGF read back by kibo's own
 //! reader gives the board, side to move and move of its sample row.
 
-use crate::util::{run, snapshot, stderr};
+use crate::util::{run, samples, snapshot, stderr};
 
 fn pipeline_run(out: &std::path::Path) {
     let o = run(&["run", "--pipeline", "pipelines/default.toml", "--out", out.to_str().unwrap(), "-q"]);
@@ -18,24 +18,8 @@ fn export_round_trips_and_is_seeded() {
     let verify = out.join("verify");
     assert!(verify.join("index.html").exists());
     // Every sample row, by (source, move_number).
-    let mut rows = std::collections::HashMap::new();
-    kibo::storage::read_table(&out, "samples", |b| {
-        use arrow_array::cast::AsArray;
-        use arrow_array::types::{UInt16Type, UInt8Type};
-        let src = b.column_by_name("source").unwrap().as_string::<i32>();
-        let mn = b.column_by_name("move_number").unwrap().as_primitive::<UInt16Type>();
-        let board = b.column_by_name("board").unwrap().as_binary::<i32>();
-        let tp = b.column_by_name("to_play").unwrap().as_primitive::<UInt8Type>();
-        let mv = b.column_by_name("move").unwrap().as_primitive::<UInt16Type>();
-        for i in 0..b.num_rows() {
-            rows.insert(
-                (src.value(i).to_string(), mn.value(i) as u64),
-                (board.value(i).to_vec(), tp.value(i), mv.value(i)),
-            );
-        }
-        Ok(())
-    })
-    .unwrap();
+    let rows: std::collections::HashMap<(String, u64), _> =
+        samples(&out).into_iter().map(|r| ((r.source.clone(), r.move_number as u64), r)).collect();
     let mut n = 0;
     for i in 1..=20 {
         let meta: serde_json::Value =
@@ -43,7 +27,7 @@ fn export_round_trips_and_is_seeded() {
         let sgf = std::fs::read(verify.join(format!("sample-{i:02}.sgf"))).unwrap();
         let g = kibo::sgf::read_games(&sgf).games.remove(0).expect("mini SGF reads back");
         let key = (meta["source"].as_str().unwrap().to_string(), meta["move_number"].as_u64().unwrap());
-        let (board, to_play, mv) = rows.get(&key).expect("the sample row exists");
+        let row = rows.get(&key).expect("the sample row exists");
         let mut cells = vec![0u8; 361];
         for p in &g.setup_black {
             cells[p.index() as usize] = 1;
@@ -51,16 +35,16 @@ fn export_round_trips_and_is_seeded() {
         for p in &g.setup_white {
             cells[p.index() as usize] = 2;
         }
-        assert_eq!(&cells, board, "sample {i}: board");
+        assert_eq!(cells, row.board, "sample {i}: board");
         assert_eq!(g.moves.len(), 1, "sample {i}: one move");
         let color = if g.moves[0].color == kibo::sgf::Color::Black { 1 } else { 2 };
-        assert_eq!(color, *to_play, "sample {i}: side to move");
+        assert_eq!(color, row.to_play, "sample {i}: side to move");
         assert_eq!(
             g.first_player.map(|c| if c == kibo::sgf::Color::Black { 1 } else { 2 }),
-            Some(*to_play),
+            Some(row.to_play),
             "sample {i}: PL"
         );
-        assert_eq!(g.moves[0].mv.index(), *mv, "sample {i}: move");
+        assert_eq!(g.moves[0].mv.index(), row.mv, "sample {i}: move");
         assert_eq!(meta["answer_gtp"].as_str().unwrap(), g.moves[0].mv.to_gtp());
         n += 1;
     }

@@ -1,7 +1,7 @@
 //! Counting finished games in the filter stage: `score_check` and `counted_margin` in
 //! the games table, and the option that drops disagreements.
 
-use crate::util::{games, rejects, run, run_ok, stderr};
+use crate::util::{games, rejects, run, run_ok, samples, stderr};
 
 /// Black wall on column K (SGF `j` = column 9), white wall on column L (SGF `k`).
 const WALLS: &str = "AB[ja:js]AW[ka:ks]";
@@ -62,40 +62,27 @@ fn influence_columns_when_enabled() {
         "-q",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let mut rows = 0;
+    let rows = samples(&out);
     let mut totals = (0usize, 0usize, 0usize);
-    kibo::storage::read_table(&out, "samples", |b| {
-        use arrow_array::cast::AsArray;
-        use arrow_array::types::{UInt16Type, UInt8Type};
-        use arrow_array::Array;
-        let areas = b.column_by_name("influence_areas").unwrap().as_binary::<i32>();
-        let black = b.column_by_name("influence_black_area").unwrap().as_primitive::<UInt16Type>();
-        let white = b.column_by_name("influence_white_area").unwrap().as_primitive::<UInt16Type>();
-        let board = b.column_by_name("board").unwrap().as_binary::<i32>();
-        let _ = b.column_by_name("to_play").unwrap().as_primitive::<UInt8Type>();
-        for i in 0..b.num_rows() {
-            assert!(!areas.is_null(i));
-            let a = areas.value(i);
-            assert_eq!(a.len(), 361);
-            assert_eq!(a.iter().filter(|&&v| v == 1).count() as u16, black.value(i));
-            assert_eq!(a.iter().filter(|&&v| v == 2).count() as u16, white.value(i));
-            // Almost every stone lies in its own colour's area (a stone deep in the
-            // opponent's influence may not), and an empty board has no areas.
-            let stones = board.value(i).iter().filter(|&&c| c != 0).count();
-            let own = board.value(i).iter().zip(a).filter(|(c, ar)| **c != 0 && *c == *ar).count();
-            let opposite = board.value(i).iter().zip(a).filter(|(c, ar)| **c != 0 && **ar != 0 && *c != *ar).count();
-            totals.0 += own;
-            totals.1 += stones;
-            totals.2 += opposite;
-            if stones == 0 {
-                assert_eq!(black.value(i) + white.value(i), 0);
-            }
-            rows += 1;
+    for r in &rows {
+        let a = r.influence_areas.as_deref().expect("influence_areas with split.influence on");
+        let (black, white) = (r.influence_black_area.unwrap(), r.influence_white_area.unwrap());
+        assert_eq!(a.len(), 361);
+        assert_eq!(a.iter().filter(|&&v| v == 1).count() as u16, black);
+        assert_eq!(a.iter().filter(|&&v| v == 2).count() as u16, white);
+        // Almost every stone lies in its own colour's area (a stone deep in the
+        // opponent's influence may not), and an empty board has no areas.
+        let stones = r.board.iter().filter(|&&c| c != 0).count();
+        let own = r.board.iter().zip(a).filter(|(c, ar)| **c != 0 && *c == *ar).count();
+        let opposite = r.board.iter().zip(a).filter(|(c, ar)| **c != 0 && **ar != 0 && *c != *ar).count();
+        totals.0 += own;
+        totals.1 += stones;
+        totals.2 += opposite;
+        if stones == 0 {
+            assert_eq!(black + white, 0);
         }
-        Ok(())
-    })
-    .unwrap();
-    assert_eq!(rows, 163);
+    }
+    assert_eq!(rows.len(), 163);
     // Most stones sit in their own colour's area; few in the opponent's (contact fights).
     assert!(totals.0 * 10 >= totals.1 * 7, "{} of {} stones in their own area", totals.0, totals.1);
     assert!(totals.2 * 20 <= totals.1, "{} of {} stones in the opponent's area", totals.2, totals.1);

@@ -1,26 +1,14 @@
 //! Tags through the pipeline: GNU Go's ladder1.sgf moves 55 and 59 are
 //! `ladder_capture` in the shards; tactical sampling options; `kibo tags`.
 
-use crate::util::{report, run, shared, stderr};
+use crate::util::{report, run, samples, shared, stderr};
 
+/// (move number, tag mask, tag names) of every sample (tags on: both columns set).
 fn tags_of(out: &std::path::Path) -> Vec<(u16, u32, Vec<String>)> {
-    let mut v = Vec::new();
-    kibo::storage::read_table(out, "samples", |b| {
-        use arrow_array::cast::AsArray;
-        use arrow_array::types::{UInt16Type, UInt32Type};
-        use arrow_array::Array;
-        let mn = b.column_by_name("move_number").unwrap().as_primitive::<UInt16Type>();
-        let mask = b.column_by_name("tag_mask").unwrap().as_primitive::<UInt32Type>();
-        let names = b.column_by_name("tags").unwrap().as_list::<i32>();
-        for i in 0..b.num_rows() {
-            let l = names.value(i);
-            let l = l.as_string::<i32>();
-            v.push((mn.value(i), mask.value(i), (0..l.len()).map(|j| l.value(j).to_string()).collect()));
-        }
-        Ok(())
-    })
-    .unwrap();
-    v
+    samples(out)
+        .into_iter()
+        .map(|r| (r.move_number, r.tag_mask.expect("tag_mask with tags on"), r.tags.expect("tags with tags on")))
+        .collect()
 }
 
 #[test]
@@ -111,18 +99,11 @@ fn tactical_sampling_options() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let mut per_game: std::collections::HashMap<String, (usize, usize)> = std::collections::HashMap::new();
-    kibo::storage::read_table(&bias, "samples", |b| {
-        use arrow_array::cast::AsArray;
-        let gid = b.column_by_name("game_id").unwrap().as_string::<i32>();
-        let tac = b.column_by_name("is_tactical").unwrap().as_boolean();
-        for i in 0..b.num_rows() {
-            let e = per_game.entry(gid.value(i).to_string()).or_default();
-            e.0 += 1;
-            e.1 += tac.value(i) as usize;
-        }
-        Ok(())
-    })
-    .unwrap();
+    for r in samples(&bias) {
+        let e = per_game.entry(r.game_id).or_default();
+        e.0 += 1;
+        e.1 += r.is_tactical.expect("is_tactical with tags on") as usize;
+    }
     let full: Vec<&(usize, usize)> = per_game.values().filter(|v| v.0 == 20).collect();
     assert!(full.len() >= 30, "{} games with a full quota", full.len());
     assert!(full.iter().all(|v| v.1 >= 10), "{full:?}");

@@ -76,9 +76,25 @@ mod tests {
     fn keys_are_pinned_and_distinct() {
         // splitmix64 reference value for state 0 (first output of the published generator).
         assert_eq!(splitmix64(0).1, 0xe220_a839_7b1d_cdaf);
-        // Pin the first key so an accidental change of seed or order is caught.
-        let (_, first) = splitmix64(SEED);
-        assert_eq!(STONE_KEYS[0][0], first);
+        // Keys pinned as literals (not recomputed with the generator under test), so a
+        // change of seed, generator or generation order fails here: the first three
+        // points and the last one, each colour, then the side-to-move keys.
+        let pinned: [(usize, [u64; 2]); 4] = [
+            (0, [0xf76a_273b_3dca_2a70, 0xba52_5d45_bbdc_3daa]),
+            (1, [0x1ee5_4461_ae3e_3527, 0x9753_d451_9ae7_4ab6]),
+            (2, [0x8fd6_5f50_ec5e_0adf, 0x02b0_71a2_e1ee_f976]),
+            (NN - 1, [0x3339_a952_a53b_55ce, 0x2aa2_aa03_0f83_f387]),
+        ];
+        for (i, keys) in pinned {
+            assert_eq!(STONE_KEYS[i], keys, "stone keys of point {i}");
+            assert_eq!([stone_key(i, Color::Black), stone_key(i, Color::White)], keys, "stone_key of point {i}");
+        }
+        assert_eq!(SIDE_KEYS, [0x5c88_4a28_615b_55b3, 0x6285_a682_0046_9dd8]);
+        assert_eq!([side_key(Color::Black), side_key(Color::White)], SIDE_KEYS);
+        // Every stone key at once: their XOR.
+        let xor = STONE_KEYS.iter().fold(0, |acc, k| acc ^ k[0] ^ k[1]);
+        assert_eq!(xor, 0x7bee_8328_798b_3eb2, "XOR of all stone keys");
+        assert_eq!(stone_key(NN, Color::Black), 0);
         let mut all: Vec<u64> = STONE_KEYS.iter().flat_map(|k| k.iter().copied()).collect();
         all.extend_from_slice(&SIDE_KEYS);
         assert!(all.iter().all(|&k| k != 0));

@@ -4,7 +4,7 @@
 //! and the final positions of real games (GNU Go's scoring regression games and Fuego's
 //! 19×19 games ending in two passes) counted against their recorded results.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::coord::{symmetry, Move, Point, N, NN};
 use crate::engine::{Board, Color, Rules};
@@ -1121,26 +1121,11 @@ fn tally(dir: &Path, name: &str) -> Tally {
     t
 }
 
-/// `shared/data` beside the crate (or `KIBO_DATA_DIR`), or `None` after one line.
-fn data_dir() -> Option<PathBuf> {
-    let mut candidates = Vec::new();
-    if let Some(d) = std::env::var_os("KIBO_DATA_DIR") {
-        candidates.push(PathBuf::from(d));
-    }
-    candidates.push(PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data")));
-    candidates.push(PathBuf::from("/work/shared/data"));
-    let found = candidates.into_iter().find(|d| d.join("dev").is_dir());
-    if found.is_none() {
-        println!("skipped: shared/data not found");
-    }
-    found
-}
-
 #[test]
 fn real_games_against_recorded_results() {
-    let Some(data) = data_dir() else { return };
-    let gnugo = tally(&data.join("dev/gnugo-regression-games/scoring"), "gnugo scoring");
-    let fuego = tally(&data.join("dev/fuego-regression-sgf"), "fuego 19x19");
+    let Some(dev) = crate::test_data::shared("dev") else { return };
+    let gnugo = tally(&dev.join("gnugo-regression-games/scoring"), "gnugo scoring");
+    let fuego = tally(&dev.join("fuego-regression-sgf"), "fuego 19x19");
     let total = gnugo.games + fuego.games;
     assert!(gnugo.games >= 10, "expected the GNU Go scoring games: {gnugo:?}");
     assert!(fuego.games >= 1, "expected Fuego 19x19 games: {fuego:?}");

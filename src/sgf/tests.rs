@@ -904,10 +904,6 @@ fn never_panics_on_mutations() {
 // ---------------------------------------------------------------------------------------
 // Edge corpus
 
-fn edge_dir() -> PathBuf {
-    std::env::var_os("KIBO_SGF_EDGE_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/work/shared/data/edge"))
-}
-
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(rd) = std::fs::read_dir(dir) else { return };
     let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
@@ -923,11 +919,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn edge_corpus() {
-    let dir = edge_dir();
-    if !dir.is_dir() {
-        println!("edge corpus {} is absent; skipping", dir.display());
-        return;
-    }
+    let Some(dir) = crate::test_data::shared("edge") else { return };
     let mut files = Vec::new();
     walk(&dir, &mut files);
     assert!(files.len() > 50, "only {} files under {}", files.len(), dir.display());
@@ -1065,42 +1057,6 @@ fn edge_corpus() {
     assert!(game("littlego/Illegal games/setup-after-first-move.sgf", 0).quirks.setup_after_root);
     assert!(game("littlego/Illegal games/setup-player-after-first-move.sgf", 0).quirks.pl_after_root);
     assert!(game("littlego/Illegal games/not-enough-handicap-stones.sgf", 0).quirks.handicap_stones_missing);
-}
-
-/// Throughput of [`read_games`] over the GNU Go regression games (report only; meaningful
-/// in release builds).
-#[test]
-fn throughput_gnugo() {
-    let dir = edge_dir().parent().map(|p| p.join("dev/gnugo-regression-games")).unwrap_or_default();
-    if !dir.is_dir() {
-        println!("{} is absent; skipping the throughput measurement", dir.display());
-        return;
-    }
-    let mut files = Vec::new();
-    walk(&dir, &mut files);
-    let data: Vec<Vec<u8>> =
-        files.iter().filter(|p| p.extension().is_some_and(|e| e == "sgf")).map(|p| std::fs::read(p).unwrap()).collect();
-    let bytes: usize = data.iter().map(Vec::len).sum();
-    let reps = if cfg!(debug_assertions) { 1 } else { 10 };
-    let mut best = f64::MAX;
-    let mut games = 0;
-    for _ in 0..3 {
-        let t = std::time::Instant::now();
-        for _ in 0..reps {
-            for d in &data {
-                games += read_games(d).games.len();
-            }
-        }
-        best = best.min(t.elapsed().as_secs_f64());
-    }
-    println!(
-        "read_games: {} files, {:.1} MB, {:.0} MB/s (best of 3 x {reps} passes, {} games per pass)",
-        data.len(),
-        bytes as f64 / 1e6,
-        (bytes * reps) as f64 / best / 1e6,
-        games / 3 / reps
-    );
-    assert!(games > 0);
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! Tests of the ladder reader against the KataGo, Pachi and GNU Go suites in
-//! `shared/data/ladders`, diagram tests for every tag (positive and negative), and a
-//! measurement of the tagging cost on real games.
+//! `shared/data/ladders`, diagram tests for every tag (positive and negative), and
+//! invariants of the tags on real games (their cost is measured in `benches/micro.rs`).
 
 use std::path::PathBuf;
 
@@ -18,15 +18,9 @@ fn pt(row: usize, col: usize) -> Point {
     Point::new(row, col).expect("test point")
 }
 
-/// `shared/data/ladders` beside the crate, or `None` (after printing one line) if absent.
+/// `shared/data/ladders` beside the crate (see [`crate::test_data::shared`]).
 fn ladders_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/ladders"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!("skipped: {} not found", dir.display());
-        None
-    }
+    crate::test_data::shared("ladders")
 }
 
 /// A `cols`×`rows` board from diagram rows (`X`, `O`, `.`; spaces ignored), stones set in
@@ -841,11 +835,7 @@ fn pass_and_illegal_moves() {
 
 /// Main lines of the kombilo test games (19×19 only): `(setup, moves)` per game.
 fn kombilo_games() -> Option<Vec<MainLine>> {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/dev/kombilo-0.8.4-test-sgfs"));
-    if !dir.is_dir() {
-        println!("skipped: {} not found", dir.display());
-        return None;
-    }
+    let dir = crate::test_data::shared("dev/kombilo-0.8.4-test-sgfs")?;
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -929,61 +919,6 @@ fn real_games_invariants() {
         let i = TAG_NAMES.iter().position(|n| *n == name).unwrap();
         assert!(counts[i] > 0, "no {name} in {} real games", games.len());
     }
-}
-
-/// Cost of tagging, measured on the kombilo games as a pipeline would run it: replay
-/// each game on one board (hot in cache) and tag every move. Prints ns per tagged move
-/// for [`Tagger::tag`] and for [`Tagger::tag_played`] (which needs the caller's copy of
-/// the position before the move, counted here), net of the replay alone.
-#[test]
-fn tagging_cost_per_move() {
-    let Some(games) = kombilo_games() else { return };
-    let rules = Rules::default();
-    let rounds = if cfg!(debug_assertions) { 1 } else { 20 };
-    let mut tagger = Tagger::new();
-    let mut before = Board::new();
-    let mut sink = 0u64;
-    let mut moves_total = 0usize;
-    // mode 0: replay only; 1: replay + tag; 2: replay + copy + tag_played. The best of
-    // the rounds per mode (the machine may be shared).
-    let mut best = [f64::MAX; 3];
-    for _ in 0..rounds {
-        for (mode, best) in best.iter_mut().enumerate() {
-            let start = std::time::Instant::now();
-            for (setup, moves) in &games {
-                let mut b = Board::new();
-                for &(c, p) in setup {
-                    b.set_stone(p, c.as_u8()).unwrap();
-                }
-                tagger.reset();
-                for &(c, m) in moves {
-                    match mode {
-                        1 => sink = sink.wrapping_add(tagger.tag(&b, c, m).mask as u64),
-                        2 => before.clone_from(&b),
-                        _ => {}
-                    }
-                    if b.play(c, m, &rules).is_err() {
-                        break;
-                    }
-                    if mode == 2 {
-                        sink = sink.wrapping_add(tagger.tag_played(&before, &b, c, m).mask as u64);
-                    }
-                    moves_total += (mode == 0) as usize;
-                }
-            }
-            *best = best.min(start.elapsed().as_nanos() as f64);
-        }
-    }
-    let moves_total = moves_total / rounds;
-    let per = |mode: usize| (best[mode] - best[0]) / moves_total as f64;
-    println!(
-        "tagging {} moves x{rounds} (replay alone {:.0} ns/move): tag {:.0} ns/move, copy + tag_played {:.0} ns/move \
-         (checksum {sink})",
-        moves_total,
-        best[0] / moves_total as f64,
-        per(1),
-        per(2),
-    );
 }
 
 // ---------------------------------------------------------------- ladder details

@@ -6,6 +6,31 @@ import subprocess
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+# The shared corpus: $SHARED as given (relative to the cwd), by default ../shared/data
+# beside the repository (as the Rust tests' `shared`).
+SHARED = pathlib.Path(os.environ["SHARED"]) if os.environ.get("SHARED") else ROOT.parent / "shared" / "data"
+REQUIRE_VAR = "KIBO_REQUIRE_SHARED_DATA"
+
+
+def shared_path(sub):
+    """`$SHARED/<sub>` if it exists. If it is absent: a failure naming the path when
+    KIBO_REQUIRE_SHARED_DATA=1, else one `SKIPPED: ...` line and a skip."""
+    p = SHARED / sub
+    if p.exists():
+        return p
+    required = os.environ.get(REQUIRE_VAR, "")
+    if required == "1":
+        pytest.fail(f"{p} is absent and {REQUIRE_VAR}=1: this test needs the shared corpus", pytrace=False)
+    if required not in ("", "0"):
+        pytest.fail(f"{REQUIRE_VAR}={required!r}: expected 1 (require the shared corpus) or 0", pytrace=False)
+    print(f"SKIPPED: {p} is absent; this test needs the shared corpus ({REQUIRE_VAR}=1 fails instead)")
+    pytest.skip(f"{p} is absent")
+
+
+@pytest.fixture(scope="session")
+def shared():
+    """The shared-corpus lookup, as a fixture: `shared("dev")` (see `shared_path`)."""
+    return shared_path
 
 
 @pytest.fixture(scope="session")

@@ -47,10 +47,7 @@ import polars as pl
 import pytest
 from sgfmill import boards, sgf, sgf_grammar, sgf_moves
 
-REPO = Path(__file__).resolve().parents[2]
 KIBO = Path(os.path.expanduser(os.environ.get("KIBO", "~/.cache/kibo-target/release/kibo")))
-# $SHARED is taken as given (relative to the cwd); the default is relative to the repo root.
-SHARED = Path(os.environ["SHARED"]) if os.environ.get("SHARED") else REPO / ".." / "shared" / "data"
 
 N = 19
 PASS = N * N  # kibo's index for a pass
@@ -310,12 +307,8 @@ class Report:
 
 
 @pytest.fixture(scope="module")
-def dev_dir():
-    dev = SHARED / "dev"
-    if not dev.is_dir():
-        print(f"oracle test: {dev} does not exist; skipping")
-        pytest.skip(f"{dev} does not exist")
-    return dev.resolve()
+def dev_dir(shared):
+    return shared("dev").resolve()
 
 
 def test_oracle_dev_corpus(dev_dir, tmp_path):

@@ -11,14 +11,9 @@ Causes:
   dead by agreement that the conservative analysis must leave alive (no markup).
 """
 import json
-import os
-import pathlib
 import subprocess
 
 import polars as pl
-import pytest
-
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def classify(recorded, counted):
@@ -27,12 +22,8 @@ def classify(recorded, counted):
     return "margin_differs"
 
 
-def test_kgs_score_checks(kibo, tmp_path):
-    shared = pathlib.Path(os.environ.get("SHARED", ROOT.parent / "shared" / "data"))
-    kgs = shared / "dev" / "kgs-2001-archive"
-    if not kgs.exists():
-        print(f"SKIPPED: {kgs} is absent")
-        pytest.skip("shared corpus absent")
+def test_kgs_score_checks(kibo, shared, tmp_path):
+    kgs = shared("dev/kgs-2001-archive")
     out = tmp_path / "out"
     subprocess.run([kibo, "filter", "--input", str(kgs), "--out", str(out), "-q"], check=True)
     g = pl.read_parquet(f"{out}/games/*.parquet")
