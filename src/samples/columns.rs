@@ -376,7 +376,8 @@ mod tests {
         let mut seen = std::collections::HashSet::new();
         assert!(COLUMNS.iter().all(|c| seen.insert(c.name)));
         let b = SampleBuf::default().into_batch();
-        let file: Vec<&str> = samples_schema().fields().iter().map(|f| f.name().as_str()).collect();
+        let schema = samples_schema();
+        let file: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
         let batch: Vec<&str> = b.schema_ref().fields().iter().map(|f| f.name().as_str()).collect();
         assert_eq!(file, batch);
         assert_eq!(file.len(), COLUMNS.len());
