@@ -18,7 +18,7 @@
 //! * `replay_moves`: every game's main line replayed with `Board::play` (legality checks),
 //!   setup stones placed first, each game stopping at its first illegal move.
 //!   Read `item/s`: moves per second.
-//! * `replay_samples_no_tags`: `stages::split::replay_game_as` (`BufMode::NoHash`, tags
+//! * `replay_samples_no_tags`: `stages::split::game_samples` (`BufMode::NoHash`, tags
 //!   off) on every game: replay, board copy, history, game metadata; no hash, no Parquet.
 //!   Read `item/s`: samples per second.
 //! * `replay_and_tag`: as `replay_moves`, plus `tactics::Tagger::tag` on the position before
@@ -58,11 +58,11 @@ use kibo::config::SplitConfig;
 use kibo::coord::{Move, NN};
 use kibo::dedup::{DedupIndex, Obs};
 use kibo::engine::{Board, Color, Rules};
+use kibo::game::GameRow;
 use kibo::input::{walk, Item, Limits};
 use kibo::samples::{encoding, position_hash, position_hashes, samples_schema, BufMode, SampleBuf};
-use kibo::stages::split::{replay_game_as, Replayed};
+use kibo::stages::split::game_samples;
 use kibo::storage::TableWriter;
-use kibo::tables::GameRow;
 use kibo::tactics::Tagger;
 
 /// Benchmark settings shared by every bench: 20 samples of one pass over the data set.
@@ -122,14 +122,6 @@ static INPUT: LazyLock<Input> = LazyLock::new(|| {
     Input { path, docs, bytes, games }
 });
 
-fn engine_color(c: kibo::sgf::Color) -> Color {
-    if c == kibo::sgf::Color::Black {
-        Color::Black
-    } else {
-        Color::White
-    }
-}
-
 /// One game ready for the engine: setup stones and the main line.
 struct Seq {
     setup: Vec<(kibo::coord::Point, u8)>,
@@ -160,7 +152,7 @@ static SEQS: LazyLock<Seqs> = LazyLock::new(|| {
         .iter()
         .map(|g| Seq {
             setup: g.setup_black.iter().map(|&p| (p, 1)).chain(g.setup_white.iter().map(|&p| (p, 2))).collect(),
-            moves: g.moves.iter().map(|m| (engine_color(m.color), m.mv)).collect(),
+            moves: g.moves.iter().map(|m| (m.color, m.mv)).collect(),
         })
         .collect();
     let moves = seqs.iter().map(replay_one).sum();
@@ -187,12 +179,9 @@ static ROWS: LazyLock<Vec<GameRow>> = LazyLock::new(|| {
         .games
         .iter()
         .map(|g| GameRow {
-            game_id: "0".repeat(32),
-            moves: g.moves.iter().map(|m| m.mv.index()).collect(),
-            colors: g.moves.iter().map(|m| if m.color == kibo::sgf::Color::Black { 'B' } else { 'W' }).collect(),
-            setup_black: g.setup_black.iter().map(|p| p.index()).collect(),
-            setup_white: g.setup_white.iter().map(|p| p.index()).collect(),
-            result_kind: "unknown".into(),
+            moves: g.moves.clone(),
+            setup_black: g.setup_black.clone(),
+            setup_white: g.setup_white.clone(),
             ..Default::default()
         })
         .collect()
@@ -205,12 +194,7 @@ fn no_tags() -> SplitConfig {
 /// Samples `replay_game_as` produces over all games with tags off.
 static SAMPLE_COUNT: LazyLock<u64> = LazyLock::new(|| {
     let cfg = no_tags();
-    ROWS.iter()
-        .map(|g| match replay_game_as(g, &cfg, 1, BufMode::NoHash) {
-            Replayed::Ok { samples_written, .. } => samples_written,
-            Replayed::Rejected { .. } => 0,
-        })
-        .sum()
+    ROWS.iter().map(|g| game_samples(g, &cfg, 1, BufMode::NoHash).map_or(0, |s| s.samples.len() as u64)).sum()
 });
 
 /// Positions before each move of the first games (whole games), for `tagging`.
@@ -271,7 +255,8 @@ static OBS: LazyLock<Vec<Obs>> = LazyLock::new(|| {
     let cfg = no_tags();
     let mut out = Vec::new();
     for g in ROWS.iter() {
-        if let Replayed::Ok { samples, .. } = replay_game_as(g, &cfg, 1, BufMode::Keys) {
+        if let Ok(s) = game_samples(g, &cfg, 1, BufMode::Keys) {
+            let samples = s.samples;
             for i in 0..samples.len() {
                 out.push(Obs { key: samples.key(i), row: out.len() as u64, mv: samples.move_index(i) });
             }
@@ -294,8 +279,8 @@ static PARQUET: LazyLock<ParquetSet> = LazyLock::new(|| {
     let mut buf = SampleBuf::with_mode(BufMode::Full);
     let mut games = 0;
     for g in ROWS.iter().take(PARQUET_GAMES) {
-        if let Replayed::Ok { samples, .. } = replay_game_as(g, &cfg, 1, BufMode::Full) {
-            buf.append(samples);
+        if let Ok(s) = game_samples(g, &cfg, 1, BufMode::Full) {
+            buf.append(s.samples);
             games += 1;
         }
     }
@@ -344,8 +329,8 @@ fn replay_samples_no_tags(bencher: Bencher) {
     bencher.counter(ItemsCount::new(*SAMPLE_COUNT)).bench_local(|| {
         let mut n = 0u64;
         for g in rows {
-            if let Replayed::Ok { samples_written, .. } = replay_game_as(black_box(g), &cfg, 1, BufMode::NoHash) {
-                n += samples_written;
+            if let Ok(s) = game_samples(black_box(g), &cfg, 1, BufMode::NoHash) {
+                n += s.samples.len() as u64;
             }
         }
         n

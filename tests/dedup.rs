@@ -66,7 +66,7 @@ fn exact_dedup_counts() {
     assert_eq!(s["duplicate_games"], 1, "b.sgf is a.sgf again");
     assert_eq!(s["rejected_by_reason"]["duplicate_game"], 1);
     let rejects = crate::util::rejects(&out);
-    let dup = rejects.iter().find(|r| r.reason == "duplicate_game").unwrap();
+    let dup = rejects.iter().find(|r| r.reason.as_str() == "duplicate_game").unwrap();
     assert!(dup.source_file.ends_with("b.sgf") && dup.detail.contains("a.sgf"), "{dup:?}");
     // Samples before dedup: a 4 + c 4 + d 10 + e 12 = 30.
     assert_eq!(s["samples_before_dedup"], 30);

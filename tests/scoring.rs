@@ -26,13 +26,13 @@ fn counted_games_are_checked_against_their_results() {
     assert!(o.status.success(), "{}", stderr(&o));
     let g = games(&out);
     let by = |name: &str| g.iter().find(|r| r.source_file.ends_with(name)).unwrap();
-    assert_eq!(by("a_agrees.sgf").score_check.as_deref(), Some("agrees"));
-    assert_eq!(by("a_agrees.sgf").counted_margin, Some(12.5));
-    assert_eq!(by("b_disagrees.sgf").score_check.as_deref(), Some("disagrees"));
+    assert_eq!(by("a_agrees.sgf").score.map(|v| v.check.as_str()), Some("agrees"));
+    assert_eq!(by("a_agrees.sgf").score.and_then(|v| v.counted_margin), Some(12.5));
+    assert_eq!(by("b_disagrees.sgf").score.map(|v| v.check.as_str()), Some("disagrees"));
     // Area counting: black also played two stones inside its own area (A19 is not
     // counted twice): 171 + 19 stones vs 152 + 19 + 6.5 → B+12.5.
-    assert_eq!(by("c_area.sgf").score_check.as_deref(), Some("agrees"));
-    assert_eq!(by("d_resign.sgf").score_check, None, "a resigned game is not counted");
+    assert_eq!(by("c_area.sgf").score.map(|v| v.check.as_str()), Some("agrees"));
+    assert_eq!(by("d_resign.sgf").score, None, "a resigned game is not counted");
 
     let p = dir.path().join("p.toml");
     std::fs::write(&p, "[filter]\ndrop_score_disagreements = true\n").unwrap();
@@ -41,7 +41,7 @@ fn counted_games_are_checked_against_their_results() {
     assert_eq!(games(&out2).len(), 3);
     let r = rejects(&out2);
     assert_eq!(r.len(), 1);
-    assert_eq!(r[0].reason, "score_disagrees");
+    assert_eq!(r[0].reason.as_str(), "score_disagrees");
     assert!(r[0].source_file.ends_with("b_disagrees.sgf"), "{:?}", r[0]);
 }
 

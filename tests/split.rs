@@ -4,8 +4,10 @@
 use kibo::config::SplitConfig;
 use kibo::coord::{Move, Point, NN};
 use kibo::engine::{Board, Color, Rules};
-use kibo::stages::split::{replay_game, Replayed};
-use kibo::tables::GameRow;
+use kibo::game::{GameId, GameRow};
+use kibo::samples::BufMode;
+use kibo::sgf::GameMove;
+use kibo::stages::split::game_samples;
 
 use crate::util::{report, run, snapshot, stderr};
 
@@ -13,11 +15,7 @@ use crate::util::{report, run, snapshot, stderr};
 fn main_line(path: &str) -> (Vec<(Color, Move)>, Vec<Point>, Vec<Point>) {
     let bytes = std::fs::read(path).unwrap();
     let g = kibo::sgf::read_games(&bytes).games.remove(0).unwrap();
-    let moves = g
-        .moves
-        .iter()
-        .map(|m| (if m.color == kibo::sgf::Color::Black { Color::Black } else { Color::White }, m.mv))
-        .collect();
+    let moves = g.moves.iter().map(|m| (m.color, m.mv)).collect();
     (moves, g.setup_black.clone(), g.setup_white.clone())
 }
 
@@ -109,14 +107,17 @@ fn classic_mistakes_are_caught() {
 }
 
 fn row(moves: &[(u8, u16)]) -> GameRow {
+    let color = |c: u8| if c == b'B' { Color::Black } else { Color::White };
     GameRow {
-        game_id: "f".repeat(32),
-        moves: moves.iter().map(|m| m.1).collect(),
-        colors: moves.iter().map(|m| m.0 as char).collect(),
-        num_moves: moves.len() as u32,
-        result_kind: "unknown".into(),
+        game_id: GameId([0xff; 16]),
+        moves: moves.iter().map(|m| GameMove { color: color(m.0), mv: Move::from_index(m.1).unwrap() }).collect(),
         ..Default::default()
     }
+}
+
+/// Replays a row with every column recorded.
+fn replay_game(g: &GameRow, cfg: &SplitConfig) -> Result<kibo::stages::split::GameSamples, kibo::replay::Refusal> {
+    game_samples(g, cfg, 1, BufMode::Full)
 }
 
 fn idx(s: &str) -> u16 {
@@ -126,9 +127,9 @@ fn idx(s: &str) -> u16 {
 #[test]
 fn illegal_moves_are_rejected_with_reason_and_number() {
     let cfg = SplitConfig::default();
-    let reason = |g: &GameRow, cfg: &SplitConfig| match replay_game(g, cfg, 1) {
-        Replayed::Rejected { reason, move_number, .. } => Some((reason, move_number)),
-        Replayed::Ok { .. } => None,
+    let reason = |g: &GameRow, cfg: &SplitConfig| match replay_game(g, cfg) {
+        Err(e) => Some((e.reason.as_str(), e.move_number)),
+        Ok(_) => None,
     };
     // Occupied point at move 3.
     assert_eq!(
@@ -155,7 +156,7 @@ fn illegal_moves_are_rejected_with_reason_and_number() {
     ]);
     assert_eq!(reason(&g, &cfg), Some(("ko_violation", Some(10))));
     // After a move elsewhere the retake is legal.
-    let mut moves: Vec<(u8, u16)> = g.moves.iter().zip(g.colors.bytes()).map(|(m, c)| (c, *m)).collect();
+    let mut moves: Vec<(u8, u16)> = g.moves.iter().map(|m| (m.color.as_str().as_bytes()[0], m.mv.index())).collect();
     moves.truncate(9);
     moves.extend([(b'W', idx("aa")), (b'B', idx("ba")), (b'W', idx("gg"))]);
     assert_eq!(reason(&row(&moves), &cfg), None);
@@ -189,13 +190,11 @@ fn superko_only_when_enabled() {
         (b'B', idx("hg")), // 15: black retakes: same stones as after move 9
     ];
     let g = row(&base);
-    assert!(matches!(replay_game(&g, &SplitConfig::default(), 1), Replayed::Ok { .. }));
-    let psk = SplitConfig { superko: "positional".into(), ..SplitConfig::default() };
-    match replay_game(&g, &psk, 1) {
-        Replayed::Rejected { reason, move_number, .. } => {
-            assert_eq!((reason, move_number), ("superko_violation", Some(12)))
-        }
-        Replayed::Ok { .. } => panic!("superko not detected"),
+    assert!(replay_game(&g, &SplitConfig::default()).is_ok());
+    let psk = SplitConfig { superko: kibo::engine::SuperkoMode::Positional, ..SplitConfig::default() };
+    match replay_game(&g, &psk) {
+        Err(e) => assert_eq!((e.reason.as_str(), e.move_number), ("superko_violation", Some(12))),
+        Ok(_) => panic!("superko not detected"),
     }
 }
 
@@ -209,10 +208,10 @@ fn sampling_options() {
         (b'B', idx("dp")),
         (b'W', idx("qq")),
     ]);
-    g.winner = Some("W".into());
-    let count = |cfg: &SplitConfig| match replay_game(&g, cfg, 1) {
-        Replayed::Ok { samples, .. } => samples.len(),
-        Replayed::Rejected { reason, .. } => panic!("{reason}"),
+    g.meta.winner = Some(Color::White);
+    let count = |cfg: &SplitConfig| match replay_game(&g, cfg) {
+        Ok(s) => s.samples.len(),
+        Err(e) => panic!("{}", e.reason),
     };
     assert_eq!(count(&SplitConfig::default()), 6);
     assert_eq!(count(&SplitConfig { drop_passes: true, ..Default::default() }), 5);
@@ -295,6 +294,6 @@ fn run_adds_up_and_is_identical_across_threads() {
     let by_split: u64 = s["samples_by_split"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum();
     assert_eq!(by_split, s["samples"].as_u64().unwrap());
     let games = crate::util::games(&a);
-    let moves: u64 = games.iter().map(|g| g.num_moves as u64).sum();
+    let moves: u64 = games.iter().map(|g| g.moves.len() as u64).sum();
     assert_eq!(s["moves"].as_u64().unwrap(), moves);
 }

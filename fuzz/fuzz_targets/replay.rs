@@ -3,16 +3,17 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let moves: Vec<u16> = data.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]]) % 362).collect();
-    let colors: String = data.iter().take(moves.len()).map(|b| if b & 1 == 0 { 'B' } else { 'W' }).collect();
-    let g = kibo::tables::GameRow {
-        game_id: "0".repeat(32),
-        num_moves: moves.len() as u32,
-        moves,
-        colors,
-        result_kind: "unknown".into(),
-        ..Default::default()
-    };
+    use kibo::color::Color;
+    use kibo::coord::Move;
+    let moves = data
+        .chunks_exact(2)
+        .zip(data.iter())
+        .map(|(c, b)| kibo::sgf::GameMove {
+            color: if b & 1 == 0 { Color::Black } else { Color::White },
+            mv: Move::from_index(u16::from_le_bytes([c[0], c[1]]) % 362).expect("index in 0..=361"),
+        })
+        .collect();
+    let g = kibo::game::GameRow { moves, ..Default::default() };
     let cfg = kibo::config::SplitConfig::default();
-    let _ = kibo::stages::split::replay_game(&g, &cfg, 1);
+    let _ = kibo::stages::split::game_samples(&g, &cfg, 1, kibo::samples::BufMode::Full);
 });

@@ -354,8 +354,11 @@ impl SampleBuf {
     /// Builds an Arrow batch of all rows, consuming the buffer: the large columns
     /// (boards, history, hashes, numbers, distributions) become Arrow buffers without
     /// a copy.
-    pub fn into_batch(self) -> RecordBatch {
+    pub fn into_batch(mut self) -> RecordBatch {
         self.assert_hashed();
+        if self.history_off.is_empty() {
+            self.history_off.push(0);
+        }
         let n = self.len();
         let game_keys = UInt32Array::from(self.game.clone());
         let move_keys = UInt16Array::from(self.moves.clone());

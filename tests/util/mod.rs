@@ -47,7 +47,7 @@ pub fn shared(sub: &str) -> Option<PathBuf> {
 }
 
 /// Reads a whole table into row structs via the library.
-pub fn games(out: &Path) -> Vec<kibo::tables::GameRow> {
+pub fn games(out: &Path) -> Vec<kibo::game::GameRow> {
     let mut v = Vec::new();
     kibo::storage::read_table(out, "games", |b| {
         v.extend(kibo::tables::games_from_batch(&b)?);
