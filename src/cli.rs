@@ -63,10 +63,10 @@ struct SampleArgs {
     tag: Option<String>,
     /// Lowest rank of the side to move (e.g. 1d, 5k).
     #[arg(long)]
-    min_rank: Option<String>,
+    min_rank: Option<crate::sgf::Rank>,
     /// Highest rank of the side to move.
     #[arg(long)]
-    max_rank: Option<String>,
+    max_rank: Option<crate::sgf::Rank>,
 }
 
 #[derive(Args, Debug)]
@@ -104,6 +104,32 @@ pub struct Resolved {
     pub pipeline_file: Option<PathBuf>,
     /// Progress off.
     pub quiet: bool,
+}
+
+/// The exit codes (README "Command line"; scripts depend on them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(i32)]
+pub enum Exit {
+    /// Every input read, every stage finished.
+    Ok = 0,
+    /// Finished, but some inputs could not be read (each a `rejects` row, `unreadable_file`).
+    SomeUnreadable = 1,
+    /// Usage or setup error, found before anything was written.
+    Setup = 2,
+    /// A stage failed while running (a full disk, a damaged table): the error names the
+    /// file; that stage's outputs were not replaced and no temporaries are left.
+    Failed = 3,
+}
+
+impl Exit {
+    /// The code of an error: [`Exit::Setup`] for a [`SetupError`], else [`Exit::Failed`].
+    pub fn of_error(e: &anyhow::Error) -> Exit {
+        if e.downcast_ref::<SetupError>().is_some() {
+            Exit::Setup
+        } else {
+            Exit::Failed
+        }
+    }
 }
 
 /// A usage or setup problem: exit code 2.
@@ -186,7 +212,7 @@ pub fn main_with_args() -> i32 {
         Ok(code) => code,
         Err(e) => {
             eprintln!("kibo: error: {e:#}");
-            2
+            Exit::of_error(&e) as i32
         }
     }
 }
@@ -207,7 +233,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             }
             prepare_out(&r.out)?;
             pool(r.cfg.pipeline.threads)?.install(|| do_split(&r))?;
-            Ok(0)
+            Ok(Exit::Ok as i32)
         }
         Cmd::Stats(a) => {
             let r = resolve(&a, None)?;
@@ -226,7 +252,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                     return Err(e.into());
                 }
             }
-            Ok(0)
+            Ok(Exit::Ok as i32)
         }
         Cmd::Sample(a) => {
             let r = resolve(&a.common, None)?;
@@ -241,29 +267,20 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                     return setup(format!("--split must be train, val or test, not {s:?}"));
                 }
             }
-            let rank = |v: &Option<String>, flag: &str| -> anyhow::Result<Option<i16>> {
-                match v {
-                    None => Ok(None),
-                    Some(s) => match crate::sgf::parse_rank(s) {
-                        Some(r) => Ok(Some(r.numeric)),
-                        None => setup(format!("{flag}: cannot read rank {s:?} (write e.g. 5k, 1d, 3p)")),
-                    },
-                }
-            };
             let opt = crate::stages::sample::SampleOptions {
                 n: a.n.unwrap_or(r.cfg.pipeline.verify_samples),
                 seed: a.seed.unwrap_or(r.cfg.pipeline.seed),
                 split: a.split.clone(),
                 tag: a.tag.clone(),
-                min_rank: rank(&a.min_rank, "--min-rank")?,
-                max_rank: rank(&a.max_rank, "--max-rank")?,
+                min_rank: a.min_rank.as_ref().map(|r| r.numeric),
+                max_rank: a.max_rank.as_ref().map(|r| r.numeric),
             };
             let n = crate::stages::sample::run(&r.out, &opt)?;
             eprintln!("sample: {n} samples written to {}", r.out.join("verify").display());
             if n < opt.n {
                 eprintln!("sample: only {n} rows matched the filters (asked for {})", opt.n);
             }
-            Ok(0)
+            Ok(Exit::Ok as i32)
         }
         Cmd::Run(a) => {
             let r = resolve(&a.common, Some(&a.input))?;
@@ -306,9 +323,9 @@ fn do_filter(r: &Resolved) -> anyhow::Result<i32> {
             "filter: {} input(s) could not be read; see rejects (reason unreadable_file)",
             t.rejected_by_reason.get("unreadable_file").copied().unwrap_or(0)
         );
-        return Ok(1);
+        return Ok(Exit::SomeUnreadable as i32);
     }
-    Ok(0)
+    Ok(Exit::Ok as i32)
 }
 
 #[cfg(feature = "query")]
@@ -322,7 +339,7 @@ fn stats(out: &Path) -> anyhow::Result<i32> {
         }
     }
     eprintln!("stats: tables written to {}", out.join("stats").display());
-    Ok(0)
+    Ok(Exit::Ok as i32)
 }
 
 #[cfg(not(feature = "query"))]

@@ -3,6 +3,7 @@ mod util;
 
 mod dedup;
 mod filter;
+mod house;
 mod reliability;
 mod sample;
 mod scoring;

@@ -28,6 +28,24 @@ fn save(out: &Path, name: &str, v: &Value) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The accounting promise (docs/schema.md): games found = games kept + filter rejects;
+/// games kept = games replayed + split rejects. `split` = (games read by the split stage,
+/// replayed, rejected), once it ran.
+fn games_accounting(found: u64, kept: u64, filter_rejects: u64, split: Option<(u64, u64, u64)>) -> Value {
+    let mut v = json!({ "found": found, "kept": kept, "filter_rejects": filter_rejects });
+    let mut balanced = found == kept + filter_rejects;
+    let mut line = format!("{found} games found = {kept} kept + {filter_rejects} rejected by the filter");
+    if let Some((read, replayed, split_rejects)) = split {
+        v["replayed"] = json!(replayed);
+        v["split_rejects"] = json!(split_rejects);
+        balanced &= read == kept && kept == replayed + split_rejects;
+        line += &format!("; {kept} kept = {replayed} replayed + {split_rejects} rejected by the split");
+    }
+    v["balanced"] = json!(balanced);
+    v["line"] = json!(format!("{line} ({})", if balanced { "balanced" } else { "NOT BALANCED" }));
+    v
+}
+
 fn table(shards: &[ShardInfo]) -> Value {
     json!({ "rows": shards.iter().map(|s| s.rows).sum::<u64>(), "shards": shards })
 }
@@ -37,6 +55,7 @@ fn table(shards: &[ShardInfo]) -> Value {
 pub fn write_filter(out: &Path, cfg: &Config, pipeline_file: Option<&Path>, r: &FilterReport) -> anyhow::Result<()> {
     let report = json!({
         "kibo_version": env!("CARGO_PKG_VERSION"),
+        "games": games_accounting(r.total.games_found, r.total.games_kept, r.total.games_rejected, None),
         "filter": {
             "total": r.total,
             "by_source": r.by_source,
@@ -81,6 +100,14 @@ pub fn write_filter(out: &Path, cfg: &Config, pipeline_file: Option<&Path>, r: &
 /// Adds the split sections.
 pub fn write_split(out: &Path, cfg: &Config, r: &SplitReport) -> anyhow::Result<()> {
     let mut report = load(out, "report.json");
+    let t = &report["filter"]["total"];
+    let n = |k: &str| t[k].as_u64().unwrap_or(0);
+    report["games"] = games_accounting(
+        n("games_found"),
+        n("games_kept"),
+        n("games_rejected"),
+        Some((r.games_in, r.games_replayed, r.games_rejected)),
+    );
     report["split"] = serde_json::to_value(r)?;
     save(out, "report.json", &report)?;
     let mut manifest = load(out, "manifest.json");

@@ -391,7 +391,7 @@ def test_oracle_dev_corpus(dev_dir, tmp_path):
     for g in games.iter_rows(named=True):
         src, member, gidx = g["source_file"], g["member"], g["game_index"]
         label = f"{src}{' [' + member + ']' if member else ''} game {gidx}"
-        k_moves, k_colors = g["moves"], g["colors"]
+        k_moves, k_colors = g["moves"], "".join(g["colors"])
         start, n = g["start"], g["n"]
         if n != len(k_moves) or len(k_colors) != len(k_moves):
             rep.add("kibo_internal", f"{label}: {len(k_moves)} moves, {len(k_colors)} colours, {n} samples")

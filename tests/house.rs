@@ -1,0 +1,116 @@
+//! What holds the stages together: the reject vocabulary matches the README, bad
+//! configuration values are located errors, a failing stage leaves no temporaries and
+//! the previous output intact, and each stage writes its own rejects partition.
+
+use std::path::Path;
+
+use kibo::reject::{Reject, Stage};
+
+use crate::util::{rejects, report, run, snapshot, stderr};
+
+/// The README's reject table, row by row.
+fn readme_reject_rows() -> Vec<String> {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let start = readme.find("### Reject reasons").expect("README has a reject table");
+    let section = &readme[start..];
+    let end = section[3..].find("\n## ").map_or(section.len(), |i| i + 3);
+    section[..end].lines().filter(|l| l.starts_with("| `")).map(str::to_string).collect()
+}
+
+#[test]
+fn readme_reject_table_is_exactly_every_reason() {
+    let want: Vec<String> = Reject::ALL
+        .iter()
+        .map(|r| format!("| `{}` | {} | {} |", r.as_str(), r.stage().as_str(), r.meaning()))
+        .collect();
+    assert_eq!(readme_reject_rows(), want, "README.md's reject table and kibo::reject::Reject differ");
+    assert!(Reject::of_stage(Stage::Filter).count() > 0 && Reject::of_stage(Stage::Split).count() > 0);
+}
+
+#[test]
+fn a_bad_config_value_names_file_line_and_the_allowed_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("p.toml");
+    std::fs::write(&p, "[pipeline]\nseed = 3\n\n[split]\ndedup = \"fuzzy\"\n").unwrap();
+    let out = dir.path().join("out");
+    let o = run(&["run", "--input", "data/kombilo", "--out", out.to_str().unwrap(), "--pipeline", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains(&format!("{}:5:", p.display())), "{e}");
+    assert!(e.contains("fuzzy") && e.contains("exact") && e.contains("symmetry") && e.contains("off"), "{e}");
+    assert!(!out.join("games").exists(), "nothing is written on a setup error");
+}
+
+#[test]
+fn each_stage_writes_its_own_rejects_partition() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let p = dir.path().join("p.toml");
+    // min_moves rejects short games in the filter; a duplicate file makes a split reject.
+    std::fs::write(&p, "[filter]\nmin_moves = 10\n").unwrap();
+    let input = dir.path().join("in");
+    std::fs::create_dir(&input).unwrap();
+    for f in ["Gosei-Gos23-T01.sgf", "contlist.sgf"] {
+        std::fs::copy(Path::new("data/kombilo").join(f), input.join(f)).unwrap();
+    }
+    std::fs::copy(Path::new("data/kombilo/Gosei-Gos23-T01.sgf"), input.join("copy.sgf")).unwrap();
+    let args = ["run", "--input", input.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    let o = run(&[&args[..], &["--pipeline", p.to_str().unwrap(), "-q"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut names: Vec<String> = std::fs::read_dir(out.join("rejects"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["part-filter-00000.parquet", "part-split-00000.parquet"]);
+    let r = rejects(&out);
+    assert!(r.iter().any(|r| r.reason == Reject::TooShort));
+    assert_eq!(r.iter().filter(|r| r.reason == Reject::DuplicateGame).count(), 1);
+    // Rerunning the split alone leaves the filter's partition byte for byte as it was.
+    let filter_part = std::fs::read(out.join("rejects/part-filter-00000.parquet")).unwrap();
+    let o = run(&["split", "--out", out.to_str().unwrap(), "--pipeline", p.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read(out.join("rejects/part-filter-00000.parquet")).unwrap(), filter_part);
+    assert_eq!(rejects(&out).len(), r.len());
+    // The accounting promise, as the report states it.
+    let rep = report(&out);
+    let g = &rep["games"];
+    assert_eq!(g["balanced"], true, "{g}");
+    let n = |k: &str| g[k].as_u64().unwrap_or_else(|| panic!("games.{k}: {g}"));
+    assert_eq!(n("found"), n("kept") + n("filter_rejects"));
+    assert_eq!(n("kept"), n("replayed") + n("split_rejects"));
+}
+
+/// Runs kibo under a file-size limit (`ulimit -f`, SIGXFSZ ignored so a write past it
+/// fails with EFBIG), the closest to a full disk a test can make without root mounts.
+fn run_with_file_limit(kb: u64, args: &[&str]) -> std::process::Output {
+    let script = format!("trap '' XFSZ; ulimit -f {kb}; exec \"$0\" \"$@\"");
+    std::process::Command::new("bash")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["-c", &script, env!("CARGO_BIN_EXE_kibo")])
+        .args(args)
+        .output()
+        .expect("bash runs")
+}
+
+#[test]
+fn a_failing_write_names_the_file_leaves_no_temporaries_and_the_old_output_intact() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = run(&["run", "--input", "data/kombilo", "--out", out.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let before = snapshot(&out);
+    // A rerun whose sample shard (about 250 KB) cannot be written whole: 64 blocks of 1 KiB.
+    let o = run_with_file_limit(64, &["split", "--out", out.to_str().unwrap(), "-q"]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "a failure mid-run is exit code 3: {e}");
+    assert!(e.contains(".parquet") && e.contains(out.to_str().unwrap()), "the error names the file: {e}");
+    assert!(e.to_lowercase().contains("file too large"), "{e}");
+    let leftovers: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with(".tmp-") || n.starts_with(".old-"))
+        .collect();
+    assert!(leftovers.is_empty(), "temporaries left behind: {leftovers:?}");
+    assert_eq!(snapshot(&out), before, "the previous output must stay as it was");
+}
