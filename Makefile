@@ -16,7 +16,7 @@ KGS    ?= $(SHARED)/dev/kgs-2001-archive
 INPUT_FLAGS := $(foreach i,$(INPUT),--input $(i))
 THREAD_FLAGS := $(if $(THREADS),--threads $(THREADS),)
 
-.PHONY: debs fuzz all build run filter split sample stats test test-rust test-polars test-python bench venv clean
+.PHONY: lint debs fuzz all build run filter split sample stats test test-rust test-polars test-python bench venv clean
 
 all: build
 
@@ -67,7 +67,12 @@ $(VENV)/.ok: tests/python/requirements.txt
 
 venv: $(VENV)/.ok
 
-test: test-rust test-python test-polars
+test: lint test-rust test-python test-polars
+
+## Formatting and clippy, warnings as errors (every target: lib, bin, tests, benches).
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --release --all-targets -- -D warnings
 
 test-rust:
 	$(CARGO) test --release --lib --test integration

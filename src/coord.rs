@@ -43,7 +43,7 @@ impl Point {
     }
     /// Point from a single index `0..361`.
     pub fn from_index(i: u16) -> Option<Point> {
-        ((i as usize) < NN).then(|| Point { row: (i as usize / N) as u8, col: (i as usize % N) as u8 })
+        ((i as usize) < NN).then_some(Point { row: (i as usize / N) as u8, col: (i as usize % N) as u8 })
     }
     /// SGF letters, e.g. `"pd"`.
     pub fn to_sgf(self) -> String {
@@ -190,7 +190,7 @@ pub fn sgf_move_sized(value: &str, size: usize) -> Result<Move, CoordError> {
         return Ok(Move::Pass);
     }
     let (row, col) = sgf_point(v, size)?;
-    Ok(Point::new(row, col).map(Move::Play).ok_or(CoordError::OutOfRange)?)
+    Point::new(row, col).map(Move::Play).ok_or(CoordError::OutOfRange)
 }
 
 /// Reads GTP text (`"Q16"`, `"pass"`, case-insensitive) on a 19×19 board.

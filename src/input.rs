@@ -522,7 +522,7 @@ mod tests {
         let items = collect(&[p], &Limits::default());
         let ok = items.iter().filter(|i| matches!(i, Item::Sgf { .. })).count();
         let bad = items.iter().filter(|i| matches!(i, Item::Unreadable { .. })).count();
-        assert!(ok >= 3 && ok < 20, "ok={ok}");
+        assert!((3..20).contains(&ok), "ok={ok}");
         assert!(bad >= 1);
     }
 
@@ -563,7 +563,7 @@ mod tests {
         assert!(on_disk < 100_000, "{on_disk}");
         let strict = Limits { max_ratio: 50, ..Limits::default() };
         let items: Vec<Item> =
-            collect(&[p.clone()], &strict).into_iter().filter(|i| !matches!(i, Item::FileRead { .. })).collect();
+            collect(std::slice::from_ref(&p), &strict).into_iter().filter(|i| !matches!(i, Item::FileRead { .. })).collect();
         match &items[..] {
             [Item::Unreadable { error, .. }] => {
                 assert!(error.contains("limits.max_ratio") && error.contains("bomb"), "{error}")
@@ -571,7 +571,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
         let loose = Limits { max_ratio: 100_000, ..Limits::default() };
-        let items = collect(&[p.clone()], &loose);
+        let items = collect(std::slice::from_ref(&p), &loose);
         assert!(items.iter().any(|i| matches!(i, Item::Sgf { bytes, .. } if bytes.len() == 24 << 20)));
         // The archive cap still applies when the ratio would allow more.
         let capped = Limits { max_ratio: 100_000, max_archive_bytes: 1 << 20, ..Limits::default() };

@@ -287,6 +287,24 @@ impl<'a> Cols<'a> {
     pub fn list(&self, name: &str) -> anyhow::Result<&'a GenericListArray<i32>> {
         self.col(name)?.as_list_opt::<i32>().ok_or_else(|| self.wrong(name, "list"))
     }
+    /// A `binary` column.
+    pub fn binary(&self, name: &str) -> anyhow::Result<&'a arrow_array::BinaryArray> {
+        self.col(name)?.as_binary_opt::<i32>().ok_or_else(|| self.wrong(name, "binary"))
+    }
+    /// A `fixed_size_binary` column.
+    pub fn fixed_binary(&self, name: &str) -> anyhow::Result<&'a arrow_array::FixedSizeBinaryArray> {
+        self.col(name)?.as_fixed_size_binary_opt().ok_or_else(|| self.wrong(name, "fixed_size_binary"))
+    }
+    /// A `list<utf8>` column as (list, values).
+    pub fn str_list(&self, name: &str) -> anyhow::Result<(&'a GenericListArray<i32>, &'a StringArray)> {
+        let l = self.list(name)?;
+        let v = l.values().as_string_opt::<i32>().ok_or_else(|| self.wrong(name, "list<utf8>"))?;
+        Ok((l, v))
+    }
+    /// Whether the batch has column `name`.
+    pub fn has(&self, name: &str) -> bool {
+        self.batch.column_by_name(name).is_some()
+    }
     /// A `list<u16>` column as (list, values).
     pub fn u16_list(&self, name: &str) -> anyhow::Result<(&'a GenericListArray<i32>, &'a [u16])> {
         let l = self.list(name)?;

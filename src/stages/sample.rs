@@ -11,12 +11,12 @@ tag, rank range) apply before the draw.
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use arrow_array::cast::AsArray;
 use arrow_array::types::{Int16Type, UInt16Type, UInt32Type, UInt8Type};
-use arrow_array::{Array, RecordBatch};
+use arrow_array::Array;
 
 use crate::coord::{Move, Point, NN};
 use crate::storage::read_table;
+use crate::tables::Cols;
 use crate::verify::VerifySample;
 
 /// What to draw.
@@ -48,8 +48,10 @@ fn score(seed: u64, hash: &[u8], game_id: &str, move_number: u16) -> [u8; 16] {
     out
 }
 
-fn col<'a>(b: &'a RecordBatch, name: &str) -> anyhow::Result<&'a std::sync::Arc<dyn Array>> {
-    b.column_by_name(name).ok_or_else(|| anyhow::anyhow!("samples table has no column {name:?}"))
+/// The `i`th values of a list column.
+fn list_range(l: &arrow_array::GenericListArray<i32>, i: usize) -> std::ops::Range<usize> {
+    let o = l.value_offsets();
+    o[i] as usize..o[i + 1] as usize
 }
 
 /// Draws the samples; returns them in draw order, with `id` 1..=n.
@@ -57,14 +59,15 @@ pub fn draw(out: &Path, opt: &SampleOptions) -> anyhow::Result<Vec<VerifySample>
     // (score) → sample, keeping the n smallest.
     let mut best: BTreeMap<[u8; 16], VerifySample> = BTreeMap::new();
     read_table(out, "samples", |b| {
-        let hash = col(&b, "position_hash")?.as_fixed_size_binary();
-        let game_id = col(&b, "game_id")?.as_string::<i32>();
-        let mn = col(&b, "move_number")?.as_primitive::<UInt16Type>();
-        let split = col(&b, "split")?.as_string::<i32>();
-        let to_play = col(&b, "to_play")?.as_primitive::<UInt8Type>();
-        let brn = col(&b, "black_rank_num")?.as_primitive::<Int16Type>();
-        let wrn = col(&b, "white_rank_num")?.as_primitive::<Int16Type>();
-        let tags = b.column_by_name("tags").map(|c| c.as_list::<i32>());
+        let c = Cols::new(&b, "samples");
+        let hash = c.fixed_binary("position_hash")?;
+        let game_id = c.str("game_id")?;
+        let mn = c.prim::<UInt16Type>("move_number")?;
+        let split = c.str("split")?;
+        let to_play = c.prim::<UInt8Type>("to_play")?;
+        let brn = c.prim::<Int16Type>("black_rank_num")?;
+        let wrn = c.prim::<Int16Type>("white_rank_num")?;
+        let tags = if c.has("tags") { Some(c.str_list("tags")?) } else { None };
         for i in 0..b.num_rows() {
             if let Some(s) = &opt.split {
                 if split.value(i) != s {
@@ -82,10 +85,10 @@ pub fn draw(out: &Path, opt: &SampleOptions) -> anyhow::Result<Vec<VerifySample>
                 }
             }
             if let Some(t) = &opt.tag {
-                let Some(tags) = tags else { anyhow::bail!("the shards have no tags column; cannot filter by tag") };
-                let v = tags.value(i);
-                let v = v.as_string::<i32>();
-                if !(0..v.len()).any(|j| v.value(j) == t) {
+                let Some((tags, names)) = tags else {
+                    anyhow::bail!("the shards have no tags column; cannot filter by tag")
+                };
+                if !list_range(tags, i).any(|j| names.value(j) == t) {
                     continue;
                 }
             }
@@ -96,7 +99,7 @@ pub fn draw(out: &Path, opt: &SampleOptions) -> anyhow::Result<Vec<VerifySample>
                     _ => continue,
                 }
             }
-            best.insert(sc, row_to_sample(&b, i)?);
+            best.insert(sc, row_to_sample(&c, i)?);
             if best.len() > opt.n {
                 best.pop_last();
             }
@@ -107,9 +110,8 @@ pub fn draw(out: &Path, opt: &SampleOptions) -> anyhow::Result<Vec<VerifySample>
     let wanted: std::collections::HashSet<String> = best.values().map(|s| s.game_id.clone()).collect();
     let mut names: HashMap<String, (Option<String>, Option<String>)> = HashMap::new();
     read_table(out, "games", |b| {
-        let gid = col(&b, "game_id")?.as_string::<i32>();
-        let pb = col(&b, "black_name")?.as_string::<i32>();
-        let pw = col(&b, "white_name")?.as_string::<i32>();
+        let c = Cols::new(&b, "games");
+        let (gid, pb, pw) = (c.str("game_id")?, c.str("black_name")?, c.str("white_name")?);
         for i in 0..b.num_rows() {
             if wanted.contains(gid.value(i)) && !names.contains_key(gid.value(i)) {
                 let s = |a: &arrow_array::StringArray| (!a.is_null(i)).then(|| a.value(i).to_string());
@@ -129,35 +131,33 @@ pub fn draw(out: &Path, opt: &SampleOptions) -> anyhow::Result<Vec<VerifySample>
     Ok(v)
 }
 
-fn row_to_sample(b: &RecordBatch, i: usize) -> anyhow::Result<VerifySample> {
-    let board_col = col(b, "board")?.as_binary::<i32>();
-    let cells: [u8; NN] = board_col.value(i).try_into().map_err(|_| anyhow::anyhow!("board is not 361 bytes"))?;
-    let mv = col(b, "move")?.as_primitive::<UInt16Type>().value(i);
-    let ko = col(b, "ko_point")?.as_primitive::<UInt16Type>();
-    let hist = col(b, "history")?.as_list::<i32>().value(i);
-    let hist = hist.as_primitive::<UInt16Type>();
+fn row_to_sample(c: &Cols<'_>, i: usize) -> anyhow::Result<VerifySample> {
+    let cells: [u8; NN] =
+        c.binary("board")?.value(i).try_into().map_err(|_| anyhow::anyhow!("board is not 361 bytes"))?;
+    let mv = c.prim::<UInt16Type>("move")?.value(i);
+    let ko = c.prim::<UInt16Type>("ko_point")?;
+    let (hl, hv) = c.u16_list("history")?;
+    let prev = list_range(hl, i).next().map(|j| hv[j]);
     let s = |name: &str| -> anyhow::Result<Option<String>> {
-        let a = col(b, name)?.as_string::<i32>();
+        let a = c.str(name)?;
         Ok((!a.is_null(i)).then(|| a.value(i).to_string()))
     };
-    let tags = match b.column_by_name("tags") {
-        Some(c) => {
-            let v = c.as_list::<i32>().value(i);
-            let v = v.as_string::<i32>();
-            (0..v.len()).map(|j| v.value(j).to_string()).collect()
-        }
-        None => Vec::new(),
+    let tags = if c.has("tags") {
+        let (l, names) = c.str_list("tags")?;
+        list_range(l, i).map(|j| names.value(j).to_string()).collect()
+    } else {
+        Vec::new()
     };
     Ok(VerifySample {
         id: 0,
         board: cells,
-        to_play: col(b, "to_play")?.as_primitive::<UInt8Type>().value(i),
+        to_play: c.prim::<UInt8Type>("to_play")?.value(i),
         mv: Move::from_index(mv).ok_or_else(|| anyhow::anyhow!("bad move index {mv}"))?,
-        prev_move: (!hist.is_empty()).then(|| Move::from_index(hist.value(0))).flatten(),
+        prev_move: prev.and_then(Move::from_index),
         ko_point: (!ko.is_null(i)).then(|| Point::from_index(ko.value(i))).flatten(),
         source: s("source")?.unwrap_or_default(),
-        game_index: col(b, "game_index")?.as_primitive::<UInt32Type>().value(i),
-        move_number: col(b, "move_number")?.as_primitive::<UInt16Type>().value(i) as u32,
+        game_index: c.prim::<UInt32Type>("game_index")?.value(i),
+        move_number: c.prim::<UInt16Type>("move_number")?.value(i) as u32,
         game_id: s("game_id")?.unwrap_or_default(),
         black: None,
         white: None,
