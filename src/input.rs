@@ -562,8 +562,10 @@ mod tests {
         let on_disk = std::fs::metadata(&p).unwrap().len();
         assert!(on_disk < 100_000, "{on_disk}");
         let strict = Limits { max_ratio: 50, ..Limits::default() };
-        let items: Vec<Item> =
-            collect(std::slice::from_ref(&p), &strict).into_iter().filter(|i| !matches!(i, Item::FileRead { .. })).collect();
+        let items: Vec<Item> = collect(std::slice::from_ref(&p), &strict)
+            .into_iter()
+            .filter(|i| !matches!(i, Item::FileRead { .. }))
+            .collect();
         match &items[..] {
             [Item::Unreadable { error, .. }] => {
                 assert!(error.contains("limits.max_ratio") && error.contains("bomb"), "{error}")

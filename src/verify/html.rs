@@ -14,8 +14,12 @@
 //! [`crate::coord`], so the page does no coordinate conversion of its own. The links to the
 //! per-sample files are relative, for the page that [`super::write_export`] writes beside them.
 
+use super::render;
 use super::render::{svg_markup, CELL};
-use super::*;
+use super::sample::*;
+use super::text::text_diagram;
+use crate::coord::{Move, Point, N};
+use std::fmt::Write as _;
 
 const CSS: &str = r#"
 :root { color-scheme: light; }

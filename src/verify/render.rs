@@ -17,8 +17,11 @@
 //! Text in the PNG is drawn with the embedded DejaVu Sans Mono (`assets/fonts/`), glyphs
 //! placed on whole pixels. The SVG names that font first and falls back to monospace.
 
-use super::*;
+use super::sample::*;
+use super::text;
+use crate::coord::{Move, Point, N, NN};
 use ab_glyph::{Font, FontRef, Glyph, PxScale, ScaleFont};
+use std::fmt::Write as _;
 use tiny_skia::{FillRule, LineCap, Paint, PathBuilder, Pixmap, Rect, Stroke, Transform};
 
 static FONT_BYTES: &[u8] = include_bytes!("../../assets/fonts/DejaVuSansMono.ttf");

@@ -3,8 +3,10 @@
 //! one-row shift, changes what the tests see.
 
 use super::render::{self, Anchor, CELL, MARGIN};
+use super::sample::*;
 use super::*;
 use crate::coord::{gtp_move, sgf_move, sgf_point, PASS};
+use crate::coord::{Move, Point, NN};
 use tiny_skia::Pixmap;
 
 /// A point from its GTP name (test input only).

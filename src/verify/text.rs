@@ -25,7 +25,9 @@
 //!
 //! Every line ends with `\n`; no line has trailing spaces.
 
-use super::*;
+use super::sample::*;
+use crate::coord::{Move, Point, N};
+use std::fmt::Write as _;
 
 fn column_header() -> String {
     let mut line = String::from("  ");
