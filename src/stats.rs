@@ -89,17 +89,74 @@ pub fn compute(out: &Path) -> Result<Stats> {
         bail!("{} has no games, rejects or samples Parquet files; is it a kibo output folder?", out.display());
     }
 
-    // --- games and rejects -------------------------------------------------------
-    let kept_by_source = group(&games, &[games.key("source")], &[])?;
-    let rej = group(&rejects, &[rejects.key("stage"), rejects.key("reason"), rejects.key("source")], &[])?;
+    let counts = game_counts(&games, &rejects)?;
+    let games_by_source = games_by_source_table(&counts)?;
+    let rejects_table = rejects_table(&counts)?;
+    let rejects_by_reason = rejects_by_reason_table(&counts)?;
 
-    #[derive(Default)]
-    struct BySource {
-        kept: u64,
-        rejected: u64,
-        filter: u64,
-        split: u64,
-    }
+    let dup_sum = dup_sum_expr(&samples);
+    let totals = sample_totals(&samples, &dup_sum)?;
+    let samples_by_split = samples_by_split_table(&samples, &dup_sum, &totals)?;
+    let tags = tags_table(&samples, &totals)?;
+
+    let result_kinds = by_count_table(group(&games, &[games.key("result_kind")], &[])?, MISSING, "result_kind")?;
+    let winners = by_count_table(group(&games, &[games.key("winner")], &[])?, "none", "winner")?;
+    let ranks = ranks_table(&games)?;
+
+    let move_numbers = move_numbers_table(&samples, totals.n_samples)?;
+    let top_positions = top_positions_table(&samples, &dup_sum)?;
+    let duplicate_games = duplicate_games_table(&rejects)?;
+    let summary = summary_table(&counts.total, duplicate_games.height() as u64, &totals)?;
+
+    Ok(Stats {
+        summary,
+        games_by_source,
+        rejects: rejects_table,
+        rejects_by_reason,
+        samples_by_split,
+        tags,
+        result_kinds,
+        winners,
+        ranks,
+        move_numbers,
+        top_positions,
+        duplicate_games,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tables
+
+/// Game counts of one source (or of all of them).
+#[derive(Default)]
+struct BySource {
+    /// Rows of `games`.
+    kept: u64,
+    /// Rows of `rejects`.
+    rejected: u64,
+    /// Rejects of stage `filter`.
+    filter: u64,
+    /// Rejects of stage `split`.
+    split: u64,
+}
+
+/// The counts behind `games_by_source`, `rejects` and `rejects_by_reason`.
+struct GameCounts {
+    /// Per source (null source = [`MISSING`]), in name order.
+    by_source: BTreeMap<String, BySource>,
+    /// Rejects per (stage, reason).
+    by_reason: BTreeMap<(String, String), u64>,
+    /// `(stage, reason, source, games)`, sorted.
+    rej_rows: Vec<(String, String, String, u64)>,
+    /// Sum over the sources.
+    total: BySource,
+}
+
+/// Groups `games` by source and `rejects` by stage, reason and source.
+fn game_counts(games: &Input, rejects: &Input) -> Result<GameCounts> {
+    let kept_by_source = group(games, &[games.key("source")], &[])?;
+    let rej = group(rejects, &[rejects.key("stage"), rejects.key("reason"), rejects.key("source")], &[])?;
+
     let mut by_source: BTreeMap<String, BySource> = BTreeMap::new();
     for g in &kept_by_source {
         by_source.entry(label(&g.keys[0], MISSING)).or_default().kept += g.len;
@@ -130,7 +187,13 @@ pub fn compute(out: &Path) -> Result<Stats> {
             split: t.split + b.split,
         };
     }
-    let rows: Vec<(&str, &BySource)> = by_source.iter().map(|(n, b)| (n.as_str(), b)).chain([(TOTAL, &t)]).collect();
+    Ok(GameCounts { by_source, by_reason, rej_rows, total: t })
+}
+
+/// The `games_by_source` table: one row per source, then the `(total)` row.
+fn games_by_source_table(c: &GameCounts) -> Result<DataFrame> {
+    let rows: Vec<(&str, &BySource)> =
+        c.by_source.iter().map(|(n, b)| (n.as_str(), b)).chain([(TOTAL, &c.total)]).collect();
     let src = rows.iter().map(|r| Some(r.0.to_string())).collect();
     let found = rows.iter().map(|r| r.1.kept + r.1.filter).collect();
     let kept = rows.iter().map(|r| r.1.kept).collect();
@@ -138,7 +201,7 @@ pub fn compute(out: &Path) -> Result<Stats> {
     let filter = rows.iter().map(|r| r.1.filter).collect();
     let split = rows.iter().map(|r| r.1.split).collect();
     let replayed = rows.iter().map(|r| r.1.kept.saturating_sub(r.1.split)).collect();
-    let games_by_source = frame(vec![
+    frame(vec![
         Col::str("source", src),
         Col::u64("found", found),
         Col::u64("kept", kept),
@@ -146,26 +209,55 @@ pub fn compute(out: &Path) -> Result<Stats> {
         Col::u64("rejected_filter", filter),
         Col::u64("rejected_split", split),
         Col::u64("replayed", replayed),
-    ])?;
-    let rejects_table = frame(vec![
+    ])
+}
+
+/// The `rejects` table: games per stage, reason and source.
+fn rejects_table(c: &GameCounts) -> Result<DataFrame> {
+    let rej_rows = &c.rej_rows;
+    frame(vec![
         Col::str("stage", rej_rows.iter().map(|r| Some(r.0.clone())).collect()),
         Col::str("reason", rej_rows.iter().map(|r| Some(r.1.clone())).collect()),
         Col::str("source", rej_rows.iter().map(|r| Some(r.2.clone())).collect()),
         Col::u64("games", rej_rows.iter().map(|r| r.3).collect()),
-    ])?;
+    ])
+}
+
+/// The `rejects_by_reason` table: games per stage and reason, then the `(total)` row.
+fn rejects_by_reason_table(c: &GameCounts) -> Result<DataFrame> {
     let mut rr: Vec<(Option<String>, Option<String>, u64)> =
-        by_reason.iter().map(|((s, r), n)| (Some(s.clone()), Some(r.clone()), *n)).collect();
-    rr.push((Some(TOTAL.into()), None, t.rejected));
-    let rejects_by_reason = frame(vec![
+        c.by_reason.iter().map(|((s, r), n)| (Some(s.clone()), Some(r.clone()), *n)).collect();
+    rr.push((Some(TOTAL.into()), None, c.total.rejected));
+    frame(vec![
         Col::str("stage", rr.iter().map(|r| r.0.clone()).collect()),
         Col::str("reason", rr.iter().map(|r| r.1.clone()).collect()),
         Col::u64("games", rr.iter().map(|r| r.2).collect()),
-    ])?;
+    ])
+}
 
-    // --- samples: totals and splits --------------------------------------------------
-    // Sum of dup_count (per group or overall); without the column every row counts once.
-    let dup_sum = if samples.has("dup_count") { col("dup_count").cast(DataType::UInt64).sum() } else { len() }
-        .cast(DataType::UInt64);
+/// Sum of `dup_count` (per group or overall); without the column every row counts once.
+fn dup_sum_expr(samples: &Input) -> Expr {
+    if samples.has("dup_count") { col("dup_count").cast(DataType::UInt64).sum() } else { len() }.cast(DataType::UInt64)
+}
+
+/// Numbers over all samples.
+struct SampleTotals {
+    /// Rows.
+    n_samples: u64,
+    /// Sum of `dup_count`.
+    n_positions: u64,
+    /// Distinct `position_hash` values (`None` without the column).
+    unique: Option<u64>,
+    /// Rows with `dup_count` > 1.
+    repeated: Option<u64>,
+    /// Rows that carry tags.
+    tagged: u64,
+    /// Sum of `is_tactical` (`None` when no row carries tags).
+    tactical: Option<u64>,
+}
+
+/// One Polars pass over `samples` for its [`SampleTotals`].
+fn sample_totals(samples: &Input, dup_sum: &Expr) -> Result<SampleTotals> {
     let mut totals = vec![len().cast(DataType::UInt64).alias("rows"), dup_sum.clone().alias("positions")];
     let has_hash = samples.has("position_hash");
     if has_hash {
@@ -198,8 +290,13 @@ pub fn compute(out: &Path) -> Result<Stats> {
             (one("rows")?.unwrap_or(0), one("positions")?.unwrap_or(0), one("unique")?, repeated, tagged, tactical)
         }
     };
+    Ok(SampleTotals { n_samples, n_positions, unique, repeated, tagged, tactical })
+}
 
-    let splits = group(&samples, &[samples.key("split")], std::slice::from_ref(&dup_sum))?;
+/// The `samples_by_split` table: train, val, test, others by name, then `(total)`.
+fn samples_by_split_table(samples: &Input, dup_sum: &Expr, totals: &SampleTotals) -> Result<DataFrame> {
+    let n_samples = totals.n_samples;
+    let splits = group(samples, &[samples.key("split")], std::slice::from_ref(dup_sum))?;
     let mut sp: Vec<(Option<String>, u64, u64)> =
         splits.iter().map(|g| (g.keys[0].clone(), g.len, g.aggs[0].unwrap_or(0) as u64)).collect();
     let split_rank = |s: &Option<String>| match s.as_deref() {
@@ -210,15 +307,18 @@ pub fn compute(out: &Path) -> Result<Stats> {
         None => (4, String::new()),
     };
     sp.sort_by_key(|r| split_rank(&r.0));
-    sp.push((Some(TOTAL.into()), n_samples, n_positions));
-    let samples_by_split = frame(vec![
+    sp.push((Some(TOTAL.into()), n_samples, totals.n_positions));
+    frame(vec![
         Col::str("split", sp.iter().map(|r| Some(label(&r.0, MISSING))).collect()),
         Col::u64("samples", sp.iter().map(|r| r.1).collect()),
         Col::u64("positions", sp.iter().map(|r| r.2).collect()),
         Col::f64("share", sp.iter().map(|r| share(r.1, n_samples)).collect()),
-    ])?;
+    ])
+}
 
-    // --- tags ----------------------------------------------------------------------------
+/// Samples per tag name, from the `tags` list column or else the `tag_mask` bits;
+/// `None` when no sample carries tags.
+fn tag_counts(samples: &Input, tagged: u64) -> Result<Option<BTreeMap<String, u64>>> {
     let mut tag_counts: BTreeMap<String, u64> = BTreeMap::new();
     let mut have_tags = false;
     if let (Some(lf), true) = (samples.lf(), tagged > 0) {
@@ -257,39 +357,45 @@ pub fn compute(out: &Path) -> Result<Stats> {
             }
         }
     }
+    Ok(have_tags.then_some(tag_counts))
+}
+
+/// The `tags` table: every tag name by count then name, then `is_tactical`.
+fn tags_table(samples: &Input, totals: &SampleTotals) -> Result<DataFrame> {
     let mut tag_rows: Vec<(String, u64)> = Vec::new();
-    if have_tags {
+    if let Some(mut tag_counts) = tag_counts(samples, totals.tagged)? {
         for name in TAG_NAMES {
             tag_counts.entry(name.to_string()).or_default();
         }
         tag_rows = tag_counts.into_iter().collect();
         tag_rows.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     }
-    if let Some(n) = tactical {
+    if let Some(n) = totals.tactical {
         tag_rows.push(("is_tactical".into(), n));
     }
-    let tags = frame(vec![
+    frame(vec![
         Col::str("tag", tag_rows.iter().map(|r| Some(r.0.clone())).collect()),
         Col::u64("samples", tag_rows.iter().map(|r| r.1).collect()),
-        Col::f64("share", tag_rows.iter().map(|r| share(r.1, n_samples)).collect()),
-    ])?;
+        Col::f64("share", tag_rows.iter().map(|r| share(r.1, totals.n_samples)).collect()),
+    ])
+}
 
-    // --- results and winners ------------------------------------------------------------
-    let by_count = |groups: Vec<Group>, null: &str, name: &'static str| -> Result<DataFrame> {
-        let mut v: Vec<(String, u64)> = groups.into_iter().map(|g| (label(&g.keys[0], null), g.len)).collect();
-        v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        frame(vec![
-            Col::str(name, v.iter().map(|r| Some(r.0.clone())).collect()),
-            Col::u64("games", v.iter().map(|r| r.1).collect()),
-        ])
-    };
-    let result_kinds = by_count(group(&games, &[games.key("result_kind")], &[])?, MISSING, "result_kind")?;
-    let winners = by_count(group(&games, &[games.key("winner")], &[])?, "none", "winner")?;
+/// A `name`, `games` table of one-key groups (null key = `null`), by count
+/// (descending) then name (`result_kinds`, `winners`).
+fn by_count_table(groups: Vec<Group>, null: &str, name: &'static str) -> Result<DataFrame> {
+    let mut v: Vec<(String, u64)> = groups.into_iter().map(|g| (label(&g.keys[0], null), g.len)).collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    frame(vec![
+        Col::str(name, v.iter().map(|r| Some(r.0.clone())).collect()),
+        Col::u64("games", v.iter().map(|r| r.1).collect()),
+    ])
+}
 
-    // --- ranks ----------------------------------------------------------------------------
+/// The `ranks` table: games per black and white rank, by rank, `unknown` last.
+fn ranks_table(games: &Input) -> Result<DataFrame> {
     let mut ranks: BTreeMap<(bool, i64), (u64, u64)> = BTreeMap::new(); // (is_unknown, num) -> (black, white)
     for (side, name) in [(0, "black_rank_num"), (1, "white_rank_num")] {
-        for g in group(&games, &[games.key(name)], &[])? {
+        for g in group(games, &[games.key(name)], &[])? {
             let num = g.keys[0].as_deref().and_then(|s| s.parse::<i64>().ok());
             let e = ranks.entry((num.is_none(), num.unwrap_or(0))).or_default();
             if side == 0 {
@@ -300,18 +406,20 @@ pub fn compute(out: &Path) -> Result<Stats> {
         }
     }
     let rank_keys: Vec<Option<i64>> = ranks.keys().map(|(unknown, n)| (!unknown).then_some(*n)).collect();
-    let ranks = frame(vec![
+    frame(vec![
         Col::str("rank", rank_keys.iter().map(|n| Some(rank_label(*n))).collect()),
         Col::i64("rank_num", rank_keys),
         Col::u64("black", ranks.values().map(|v| v.0).collect()),
         Col::u64("white", ranks.values().map(|v| v.1).collect()),
-    ])?;
+    ])
+}
 
-    // --- move-number histogram ----------------------------------------------------------
+/// The `move_numbers` histogram: samples per bucket of [`MOVE_BUCKET`] move numbers.
+fn move_numbers_table(samples: &Input, n_samples: u64) -> Result<DataFrame> {
     // Polars counts per move number (at most a few thousand groups); buckets are
     // formed here (integer floor division in Polars needs the `round_series` feature).
     let mut buckets: BTreeMap<i64, u64> = BTreeMap::new();
-    for g in group(&samples, &[samples.key("move_number")], &[])? {
+    for g in group(samples, &[samples.key("move_number")], &[])? {
         if let Some(m) = g.keys[0].as_deref().and_then(|s| s.parse::<i64>().ok()) {
             *buckets.entry((m.max(1) - 1) / MOVE_BUCKET as i64).or_default() += g.len;
         }
@@ -324,17 +432,19 @@ pub fn compute(out: &Path) -> Result<Stats> {
             (from, from + MOVE_BUCKET - 1, buckets.get(&b).copied().unwrap_or(0))
         })
         .collect();
-    let move_numbers = frame(vec![
+    frame(vec![
         Col::str("bucket", bs.iter().map(|r| Some(format!("{}-{}", r.0, r.1))).collect()),
         Col::u64("from", bs.iter().map(|r| r.0).collect()),
         Col::u64("to", bs.iter().map(|r| r.1).collect()),
         Col::u64("samples", bs.iter().map(|r| r.2).collect()),
         Col::f64("share", bs.iter().map(|r| share(r.2, n_samples)).collect()),
-    ])?;
+    ])
+}
 
-    // --- most repeated positions ------------------------------------------------------------
+/// The `top_positions` table: the [`TOP_POSITIONS`] most repeated position hashes.
+fn top_positions_table(samples: &Input, dup_sum: &Expr) -> Result<DataFrame> {
     let mut top = (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
-    if let (Some(lf), true) = (samples.lf(), has_hash) {
+    if let (Some(lf), true) = (samples.lf(), samples.has("position_hash")) {
         let mut aggs = vec![dup_sum.clone().alias("occurrences"), len().cast(DataType::UInt64).alias("rows")];
         for c in ["source", "move_number", "move_gtp", "split"] {
             if samples.has(c) {
@@ -368,7 +478,7 @@ pub fn compute(out: &Path) -> Result<Stats> {
             opt_strs("split")?,
         );
     }
-    let top_positions = frame(vec![
+    frame(vec![
         Col::str("position_hash", top.0),
         Col::u64("occurrences", top.1),
         Col::u64("rows", top.2),
@@ -376,9 +486,11 @@ pub fn compute(out: &Path) -> Result<Stats> {
         Col::i64("move_number", top.4),
         Col::str("move_gtp", top.5),
         Col::str("split", top.6),
-    ])?;
+    ])
+}
 
-    // --- duplicate games ---------------------------------------------------------------------
+/// The `duplicate_games` table: rejects with reason `duplicate_game`, sorted.
+fn duplicate_games_table(rejects: &Input) -> Result<DataFrame> {
     let dup_cols = ["source", "source_file", "member", "game_index", "detail", "game_id"];
     let mut dups: Vec<Vec<Option<String>>> = Vec::new();
     if let (Some(lf), true) = (rejects.lf(), rejects.has("reason")) {
@@ -398,17 +510,19 @@ pub fn compute(out: &Path) -> Result<Stats> {
         let idx = |r: &Vec<Option<String>>| r[3].as_deref().and_then(|s| s.parse::<u64>().ok());
         (&a[0], &a[1], &a[2], idx(a), &a[4], &a[5]).cmp(&(&b[0], &b[1], &b[2], idx(b), &b[4], &b[5]))
     });
-    let n_dup_games = dups.len() as u64;
-    let duplicate_games = frame(vec![
+    frame(vec![
         Col::str("source", dups.iter().map(|r| r[0].clone()).collect()),
         Col::str("source_file", dups.iter().map(|r| r[1].clone()).collect()),
         Col::str("member", dups.iter().map(|r| r[2].clone()).collect()),
         Col::i64("game_index", dups.iter().map(|r| r[3].as_deref().and_then(|s| s.parse().ok())).collect()),
         Col::str("detail", dups.iter().map(|r| r[4].clone()).collect()),
         Col::str("game_id", dups.iter().map(|r| r[5].clone()).collect()),
-    ])?;
+    ])
+}
 
-    // --- summary -------------------------------------------------------------------------------
+/// The `summary` table (metrics in the order documented on [`Stats::summary`]).
+fn summary_table(t: &BySource, n_dup_games: u64, s: &SampleTotals) -> Result<DataFrame> {
+    let n_samples = s.n_samples;
     let summary_rows: Vec<(&str, Option<u64>)> = vec![
         ("games_found", Some(t.kept + t.filter)),
         ("games_kept", Some(t.kept)),
@@ -418,30 +532,15 @@ pub fn compute(out: &Path) -> Result<Stats> {
         ("games_replayed", Some(t.kept.saturating_sub(t.split))),
         ("duplicate_games", Some(n_dup_games)),
         ("samples", Some(n_samples)),
-        ("samples_before_dedup", Some(n_positions)),
-        ("unique_positions", unique.or((n_samples == 0).then_some(0))),
-        ("repeated_positions", repeated),
-        ("tactical_samples", tactical),
+        ("samples_before_dedup", Some(s.n_positions)),
+        ("unique_positions", s.unique.or((n_samples == 0).then_some(0))),
+        ("repeated_positions", s.repeated),
+        ("tactical_samples", s.tactical),
     ];
-    let summary = frame(vec![
+    frame(vec![
         Col::str("metric", summary_rows.iter().map(|r| Some(r.0.to_string())).collect()),
         Col::i64("value", summary_rows.iter().map(|r| r.1.map(|v| v as i64)).collect()),
-    ])?;
-
-    Ok(Stats {
-        summary,
-        games_by_source,
-        rejects: rejects_table,
-        rejects_by_reason,
-        samples_by_split,
-        tags,
-        result_kinds,
-        winners,
-        ranks,
-        move_numbers,
-        top_positions,
-        duplicate_games,
-    })
+    ])
 }
 
 impl Stats {

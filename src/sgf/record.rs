@@ -427,191 +427,23 @@ fn slot_of(ident: &str) -> Option<usize> {
 
 /// Builds the record of one parsed tree (see the module docs for the policies).
 pub fn game_from_tree(tree: &Tree<'_>, index: usize, charset: &'static str) -> Result<GameRecord, RecordError> {
-    if let Some(e) = tree.error {
-        let (reason, detail) = match e.kind {
-            IssueKind::TooManyNodes => {
-                let n = tree.limit.unwrap_or(0);
-                (RejectReason::TooLarge, format!("more than {n} nodes in the game tree (limits.max_nodes)"))
-            }
-            IssueKind::TooDeep => {
-                let n = tree.limit.unwrap_or(0);
-                (RejectReason::TooLarge, format!("variations nested more than {n} deep (limits.max_variation_depth)"))
-            }
-            k => (RejectReason::ParseError, k.as_str().to_string()),
-        };
-        return Err(reject(reason, detail, Some(e.offset), None));
-    }
-    if tree.is_empty() {
-        return Err(reject(RejectReason::ParseError, "empty game tree".to_string(), Some(tree.offset), None));
-    }
+    check_usable(tree)?;
     let mut q = Quirks::default();
-    // GM and SZ first: the first main-line node that has them, up to the first move.
-    let (mut gm, mut sz) = (None, None);
-    for id in tree.main_line() {
-        let mut has_move = false;
-        for p in tree.props(id) {
-            match p.ident {
-                "B" | "W" => has_move = true,
-                "GM" if gm.is_none() => gm = Some(p),
-                "SZ" if sz.is_none() => sz = Some(p),
-                _ => {}
-            }
-        }
-        if has_move {
-            break;
-        }
-    }
+    let (gm, sz) = root_props(tree);
     let game_type = check_root(gm, sz, &mut q)?;
-    let mut info: [Option<PropRef<'_, '_>>; SLOTS] = [None; SLOTS];
-    let mut board = [0u8; 361];
-    let mut any_setup = false;
-    let mut moves: Vec<GameMove> = Vec::new();
-    let mut mid_setup = Vec::new();
-    let mut first_player = None;
-    let mut territory: (Vec<Point>, Vec<Point>) = (Vec::new(), Vec::new());
-
-    // One pass over the main line. Setup and `PL` of a node count as coming before its
-    // moves, whatever their order in the node.
-    moves.reserve(tree.len());
-    for (k, id) in tree.main_line().enumerate() {
-        let played_before = moves.len();
-        let mut has_setup = false;
-        let mut pl: Option<&str> = None;
-        for p in tree.props(id) {
-            let ib = p.ident.as_bytes();
-            if ib.len() == 1 && (ib[0] == b'B' || ib[0] == b'W') {
-                let color = if ib[0] == b'B' { Color::Black } else { Color::White };
-                for raw in p.values {
-                    let v = unescape(raw);
-                    let mv = match read_move(&v) {
-                        Ok(mv) => mv,
-                        Err(e) => return Err(bad_move(p, raw, e, moves.len())),
-                    };
-                    if mv == Move::Pass && !v.is_empty() && v.trim() == "tt" {
-                        q.tt_pass += 1;
-                    }
-                    if moves.last().is_some_and(|m| m.color == color) {
-                        q.non_alternating += 1;
-                    }
-                    moves.push(GameMove { color, mv });
-                }
-                continue;
-            }
-            match p.ident {
-                "AB" | "AW" | "AE" => has_setup = true,
-                // Markup: an unreadable point never rejects the game, it drops the list.
-                "TB" | "TW" => {
-                    let mut pts = Vec::new();
-                    let mut scratch = Quirks::default();
-                    let ok = points(p, &mut pts, &mut scratch).is_ok();
-                    let slot = if p.ident == "TB" { &mut territory.0 } else { &mut territory.1 };
-                    *slot = if ok { pts } else { Vec::new() };
-                }
-                "PL" => pl = p.values.first().copied(),
-                other => {
-                    if let Some(s) = slot_of(other) {
-                        if info[s].is_none() {
-                            info[s] = Some(p);
-                            q.game_info_after_root |= k > 0;
-                        }
-                    }
-                }
-            }
-        }
-        let played = moves.len() - played_before;
-        if played > 1 {
-            q.multi_move_nodes += 1;
-        }
-        if has_setup {
-            let mut set = MidSetup { before_move: played_before as u32, ..Default::default() };
-            for p in tree.props(id) {
-                match p.ident {
-                    "AB" => points(p, &mut set.black, &mut q)?,
-                    "AW" => points(p, &mut set.white, &mut q)?,
-                    "AE" => points(p, &mut set.empty, &mut q)?,
-                    _ => {}
-                }
-            }
-            if played > 0 {
-                q.setup_in_move_node = true;
-            }
-            if played_before == 0 {
-                any_setup = true;
-                if k > 0 {
-                    q.handicap_after_root = true;
-                }
-                // AB, then AW, then AE, whatever their order in the node.
-                for p in &set.black {
-                    board[p.index() as usize] = 1;
-                }
-                for p in &set.white {
-                    board[p.index() as usize] = 2;
-                }
-                for p in &set.empty {
-                    board[p.index() as usize] = 0;
-                }
-            } else {
-                q.setup_after_root = true;
-                mid_setup.push(set);
-            }
-        }
-        if let Some(v) = pl {
-            if played_before == 0 {
-                first_player = parse_color(v);
-            } else {
-                q.pl_after_root = true;
-            }
-        }
-    }
-    let first = |s: usize| info[s].and_then(|p| p.values.first().copied());
-    let text = |s: usize| clean_text(first(s)?);
-    let mut setup_black = Vec::new();
-    let mut setup_white = Vec::new();
-    if any_setup {
-        for (row, line) in board.chunks_exact(19).enumerate() {
-            for (col, &c) in line.iter().enumerate() {
-                match c {
-                    1 => setup_black.extend(Point::new(row, col)),
-                    2 => setup_white.extend(Point::new(row, col)),
-                    _ => {}
-                }
-            }
-        }
-    }
+    let line = read_main_line(tree, &mut q)?;
 
     // Game info.
-    let is_fox = info[AP].is_some_and(|p| p.values.iter().any(|v| v.to_ascii_lowercase().contains("foxwq")));
-    let komi_raw = first(KM).map(|v| clean_text(v).unwrap_or_default());
-    let komi = komi_raw.as_deref().and_then(|v| parse_komi(v, is_fox, &mut q));
-    let handicap = first(HA).and_then(|v| leading_uint(&simple_text(v))).unwrap_or(0);
-    if handicap >= 2 && (setup_black.len() as u32) < handicap {
-        q.handicap_stones_missing = true;
-    }
+    let info = line.info;
+    let first = |s: usize| info[s].and_then(|p| p.values.first().copied());
+    let text = |s: usize| clean_text(first(s)?);
+    let (komi, komi_raw) = read_komi(first(KM), info[AP], &mut q);
+    let handicap = read_handicap(first(HA), line.setup_black.len(), &mut q);
     let result = first(RE).map(parse_result).unwrap_or_else(GameResult::none);
     let date = text(DT);
     let date_iso = date.as_deref().and_then(iso_date);
-    let source_copyright = match (text(SO), text(CP)) {
-        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
-        (a, b) => a.or(b),
-    };
-
-    // Syntax quirks.
-    q.lowercase_idents = tree.has(IssueKind::LowercaseIdent);
-    q.repeated_props = tree.has(IssueKind::RepeatedProperty);
-    q.missing_close_paren = tree.has(IssueKind::MissingCloseParen);
-    q.junk_before = tree.has(IssueKind::JunkBefore);
-    q.missing_semicolon = tree.has(IssueKind::MissingSemicolon);
-    q.syntax_issues = [
-        IssueKind::StrayChar,
-        IssueKind::StrayValue,
-        IssueKind::MissingValue,
-        IssueKind::DroppedIdent,
-        IssueKind::EmptyVariation,
-    ]
-    .iter()
-    .map(|&k| tree.count(k))
-    .fold(0u32, u32::saturating_add);
-    q.variations = tree.has_variations();
+    let source_copyright = join_source_copyright(text(SO), text(CP));
+    syntax_quirks(tree, &mut q);
 
     Ok(GameRecord {
         index,
@@ -635,17 +467,300 @@ pub fn game_from_tree(tree: &Tree<'_>, index: usize, charset: &'static str) -> R
         game_name: text(GN),
         application: text(AP),
         source_copyright,
-        setup_black,
-        setup_white,
-        first_player,
-        moves,
-        mid_setup,
-        territory_black: territory.0,
-        territory_white: territory.1,
+        setup_black: line.setup_black,
+        setup_white: line.setup_white,
+        first_player: line.first_player,
+        moves: line.moves,
+        mid_setup: line.mid_setup,
+        territory_black: line.territory.0,
+        territory_white: line.territory.1,
         quirks: q,
         charset,
         issues: tree.issues.clone(),
     })
+}
+
+/// Rejects a tree the parser gave up on (`too_large` over a limit, else `parse_error`)
+/// or one without any node.
+fn check_usable(tree: &Tree<'_>) -> Result<(), RecordError> {
+    if let Some(e) = tree.error {
+        let (reason, detail) = match e.kind {
+            IssueKind::TooManyNodes => {
+                let n = tree.limit.unwrap_or(0);
+                (RejectReason::TooLarge, format!("more than {n} nodes in the game tree (limits.max_nodes)"))
+            }
+            IssueKind::TooDeep => {
+                let n = tree.limit.unwrap_or(0);
+                (RejectReason::TooLarge, format!("variations nested more than {n} deep (limits.max_variation_depth)"))
+            }
+            k => (RejectReason::ParseError, k.as_str().to_string()),
+        };
+        return Err(reject(reason, detail, Some(e.offset), None));
+    }
+    if tree.is_empty() {
+        return Err(reject(RejectReason::ParseError, "empty game tree".to_string(), Some(tree.offset), None));
+    }
+    Ok(())
+}
+
+/// `GM` and `SZ`: from the first main-line node that has them, up to the first move.
+fn root_props<'t, 'a>(tree: &'t Tree<'a>) -> (Option<PropRef<'t, 'a>>, Option<PropRef<'t, 'a>>) {
+    let (mut gm, mut sz) = (None, None);
+    for id in tree.main_line() {
+        let mut has_move = false;
+        for p in tree.props(id) {
+            match p.ident {
+                "B" | "W" => has_move = true,
+                "GM" if gm.is_none() => gm = Some(p),
+                "SZ" if sz.is_none() => sz = Some(p),
+                _ => {}
+            }
+        }
+        if has_move {
+            break;
+        }
+    }
+    (gm, sz)
+}
+
+/// The game-info properties by slot: the first main-line occurrence of each.
+type Info<'t, 'a> = [Option<PropRef<'t, 'a>>; SLOTS];
+
+/// Everything one pass over the main line collects, apart from the quirks.
+struct MainLine<'t, 'a> {
+    /// Game-info properties (slots `KM`, `HA`, …).
+    info: Info<'t, 'a>,
+    /// Black stones of the starting position, index order.
+    setup_black: Vec<Point>,
+    /// White stones of the starting position, index order.
+    setup_white: Vec<Point>,
+    /// `PL` before the first move.
+    first_player: Option<Color>,
+    /// Main-line moves.
+    moves: Vec<GameMove>,
+    /// Setup after the first move.
+    mid_setup: Vec<MidSetup>,
+    /// `TB` and `TW` of the last node that has them.
+    territory: (Vec<Point>, Vec<Point>),
+}
+
+/// One pass over the main line: moves, setup, `PL`, territory markup and game info.
+/// Setup and `PL` of a node count as coming before its moves, whatever their order in
+/// the node.
+fn read_main_line<'t, 'a>(tree: &'t Tree<'a>, q: &mut Quirks) -> Result<MainLine<'t, 'a>, RecordError> {
+    let mut line = MainLine {
+        info: [None; SLOTS],
+        setup_black: Vec::new(),
+        setup_white: Vec::new(),
+        first_player: None,
+        moves: Vec::new(),
+        mid_setup: Vec::new(),
+        territory: (Vec::new(), Vec::new()),
+    };
+    let mut board = [0u8; 361];
+    let mut any_setup = false;
+    line.moves.reserve(tree.len());
+    for (k, id) in tree.main_line().enumerate() {
+        let played_before = line.moves.len();
+        let node = read_node(tree, id, k, &mut line, q)?;
+        let played = line.moves.len() - played_before;
+        if played > 1 {
+            q.multi_move_nodes += 1;
+        }
+        if node.has_setup {
+            let set = node_setup(tree, id, played_before as u32, q)?;
+            if played > 0 {
+                q.setup_in_move_node = true;
+            }
+            if played_before == 0 {
+                any_setup = true;
+                if k > 0 {
+                    q.handicap_after_root = true;
+                }
+                place_setup(&mut board, &set);
+            } else {
+                q.setup_after_root = true;
+                line.mid_setup.push(set);
+            }
+        }
+        if let Some(v) = node.pl {
+            if played_before == 0 {
+                line.first_player = parse_color(v);
+            } else {
+                q.pl_after_root = true;
+            }
+        }
+    }
+    if any_setup {
+        (line.setup_black, line.setup_white) = start_position(&board);
+    }
+    Ok(line)
+}
+
+/// What [`read_node`] leaves to its caller: whether the node has setup, and its `PL`.
+struct NodeRest<'a> {
+    /// The node has `AB`, `AW` or `AE`.
+    has_setup: bool,
+    /// First `PL` value.
+    pl: Option<&'a str>,
+}
+
+/// The properties of main-line node `id` (the `k`-th) in order: moves into
+/// `line.moves`, `TB`/`TW` into `line.territory`, game info into `line.info`.
+fn read_node<'t, 'a>(
+    tree: &'t Tree<'a>,
+    id: u32,
+    k: usize,
+    line: &mut MainLine<'t, 'a>,
+    q: &mut Quirks,
+) -> Result<NodeRest<'a>, RecordError> {
+    let mut rest = NodeRest { has_setup: false, pl: None };
+    for p in tree.props(id) {
+        let ib = p.ident.as_bytes();
+        if ib.len() == 1 && (ib[0] == b'B' || ib[0] == b'W') {
+            let color = if ib[0] == b'B' { Color::Black } else { Color::White };
+            push_moves(p, color, &mut line.moves, q)?;
+            continue;
+        }
+        match p.ident {
+            "AB" | "AW" | "AE" => rest.has_setup = true,
+            "TB" => line.territory.0 = markup_points(p),
+            "TW" => line.territory.1 = markup_points(p),
+            "PL" => rest.pl = p.values.first().copied(),
+            other => {
+                if let Some(s) = slot_of(other) {
+                    if line.info[s].is_none() {
+                        line.info[s] = Some(p);
+                        q.game_info_after_root |= k > 0;
+                    }
+                }
+            }
+        }
+    }
+    Ok(rest)
+}
+
+/// Appends every value of a `B`/`W` property to `moves` (see the module docs for passes
+/// and bad coordinates).
+#[inline]
+fn push_moves(p: PropRef<'_, '_>, color: Color, moves: &mut Vec<GameMove>, q: &mut Quirks) -> Result<(), RecordError> {
+    for raw in p.values {
+        let v = unescape(raw);
+        let mv = match read_move(&v) {
+            Ok(mv) => mv,
+            Err(e) => return Err(bad_move(p, raw, e, moves.len())),
+        };
+        if mv == Move::Pass && !v.is_empty() && v.trim() == "tt" {
+            q.tt_pass += 1;
+        }
+        if moves.last().is_some_and(|m| m.color == color) {
+            q.non_alternating += 1;
+        }
+        moves.push(GameMove { color, mv });
+    }
+    Ok(())
+}
+
+/// Points of a `TB`/`TW` markup property: an unreadable point never rejects the game,
+/// it drops the list (empty).
+fn markup_points(p: PropRef<'_, '_>) -> Vec<Point> {
+    let mut pts = Vec::new();
+    let mut scratch = Quirks::default();
+    let ok = points(p, &mut pts, &mut scratch).is_ok();
+    if ok {
+        pts
+    } else {
+        Vec::new()
+    }
+}
+
+/// The `AB`/`AW`/`AE` points of node `id`, as a [`MidSetup`] before move `before_move`.
+fn node_setup(tree: &Tree<'_>, id: u32, before_move: u32, q: &mut Quirks) -> Result<MidSetup, RecordError> {
+    let mut set = MidSetup { before_move, ..Default::default() };
+    for p in tree.props(id) {
+        match p.ident {
+            "AB" => points(p, &mut set.black, q)?,
+            "AW" => points(p, &mut set.white, q)?,
+            "AE" => points(p, &mut set.empty, q)?,
+            _ => {}
+        }
+    }
+    Ok(set)
+}
+
+/// Applies one node's setup to the starting position (0 empty, 1 black, 2 white).
+fn place_setup(board: &mut [u8; 361], set: &MidSetup) {
+    // AB, then AW, then AE, whatever their order in the node.
+    for p in &set.black {
+        board[p.index() as usize] = 1;
+    }
+    for p in &set.white {
+        board[p.index() as usize] = 2;
+    }
+    for p in &set.empty {
+        board[p.index() as usize] = 0;
+    }
+}
+
+/// `(black, white)` stones of the starting position, in index order (row-major).
+fn start_position(board: &[u8; 361]) -> (Vec<Point>, Vec<Point>) {
+    let mut setup_black = Vec::new();
+    let mut setup_white = Vec::new();
+    for (row, line) in board.chunks_exact(19).enumerate() {
+        for (col, &c) in line.iter().enumerate() {
+            match c {
+                1 => setup_black.extend(Point::new(row, col)),
+                2 => setup_white.extend(Point::new(row, col)),
+                _ => {}
+            }
+        }
+    }
+    (setup_black, setup_white)
+}
+
+/// `(komi, komi_raw)` from the first `KM` value, Fox's scale told by the `AP` values.
+fn read_komi(km: Option<&str>, ap: Option<PropRef<'_, '_>>, q: &mut Quirks) -> (Option<f32>, Option<String>) {
+    let is_fox = ap.is_some_and(|p| p.values.iter().any(|v| v.to_ascii_lowercase().contains("foxwq")));
+    let komi_raw = km.map(|v| clean_text(v).unwrap_or_default());
+    let komi = komi_raw.as_deref().and_then(|v| parse_komi(v, is_fox, q));
+    (komi, komi_raw)
+}
+
+/// `HA` (0 when absent or unreadable); flags missing handicap stones.
+fn read_handicap(ha: Option<&str>, setup_black: usize, q: &mut Quirks) -> u32 {
+    let handicap = ha.and_then(|v| leading_uint(&simple_text(v))).unwrap_or(0);
+    if handicap >= 2 && (setup_black as u32) < handicap {
+        q.handicap_stones_missing = true;
+    }
+    handicap
+}
+
+/// `SO` and `CP` joined by `"; "`, or whichever is present.
+fn join_source_copyright(so: Option<String>, cp: Option<String>) -> Option<String> {
+    match (so, cp) {
+        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The quirks that come from the parser's issues and the tree's shape.
+fn syntax_quirks(tree: &Tree<'_>, q: &mut Quirks) {
+    q.lowercase_idents = tree.has(IssueKind::LowercaseIdent);
+    q.repeated_props = tree.has(IssueKind::RepeatedProperty);
+    q.missing_close_paren = tree.has(IssueKind::MissingCloseParen);
+    q.junk_before = tree.has(IssueKind::JunkBefore);
+    q.missing_semicolon = tree.has(IssueKind::MissingSemicolon);
+    q.syntax_issues = [
+        IssueKind::StrayChar,
+        IssueKind::StrayValue,
+        IssueKind::MissingValue,
+        IssueKind::DroppedIdent,
+        IssueKind::EmptyVariation,
+    ]
+    .iter()
+    .map(|&k| tree.count(k))
+    .fold(0u32, u32::saturating_add);
+    q.variations = tree.has_variations();
 }
 
 /// `GM` and `SZ` checks; returns `game_type`.

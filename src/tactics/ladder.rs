@@ -235,90 +235,23 @@ impl Work {
 
             if cur[d] == -1 {
                 // Just entered this level: base cases, then generate the moves.
-                let libs = board.chain_liberties(loc);
-                let done = if !is_def && libs <= 1 {
-                    Some(true)
-                } else if (!is_def && libs >= 3) || (is_def && libs >= 2) {
-                    Some(false)
-                } else if is_def && !(d == 0 && defender_first) && board.ko_point().is_some() {
-                    // Ko-dependent ladders count as not captured (the root's ko ban is
-                    // cleared for a defender-first search).
-                    Some(false)
-                } else {
-                    None
-                };
-                if let Some(r) = done {
-                    ret = r;
-                    idx -= 1;
-                    continue;
-                }
                 let start = starts[d];
-                let mut len;
-                if is_def {
-                    len = find_captures(board, loc, buf, start, start, stones, stones2, seen);
-                    len += find_liberties(board, loc, buf, start, start + len, stones);
-                    if len == 0 {
-                        // No liberty at all (a dead setup chain): nothing to play.
-                        ret = true;
+                let entered = match settled_on_entry(board, loc, is_def, d == 0 && defender_first) {
+                    Some(r) => Err(r),
+                    None if is_def => defender_moves(board, loc, pla, buf, start, stones, stones2, seen),
+                    None => attacker_moves(board, loc, pla, opp, buf, start, stones, stones2),
+                };
+                match entered {
+                    Ok(len) => {
+                        lens[d] = len;
+                        cur[d] = 0;
+                    }
+                    Err(r) => {
+                        ret = r;
                         idx -= 1;
                         continue;
-                    }
-                    // The list is never empty; its last move is the lone liberty (or, when
-                    // that liberty is also a capture, the last capture).
-                    let (lower, upper) = bound_libs_after_play(board, buf[start + len - 1], pla);
-                    if lower >= 3 {
-                        ret = false;
-                        idx -= 1;
-                        continue;
-                    }
-                    if len == 1 && upper <= 1 {
-                        ret = true;
-                        idx -= 1;
-                        continue;
-                    }
-                } else {
-                    len = find_liberties(board, loc, buf, start, start, stones);
-                    debug_assert_eq!(len, 2);
-                    let (m0, m1) = (buf[start], buf[start + 1]);
-                    let mut libs0 = immediate_libs(board, m0);
-                    let mut libs1 = immediate_libs(board, m1);
-                    // Double-ko death: assume the attacker wins.
-                    if libs0 == 0
-                        && libs1 == 0
-                        && would_be_ko_capture(board, m0, opp)
-                        && would_be_ko_capture(board, m1, opp)
-                        && num_libs_after_play(board, m0, pla, 3, stones2) <= 2
-                        && num_libs_after_play(board, m1, pla, 3, stones2) <= 2
-                        && !has_liberty_gaining_captures(board, loc, stones)
-                    {
-                        ret = true;
-                        idx -= 1;
-                        continue;
-                    }
-                    // Liberties not adjacent: a liberty with 3+ empty neighbours is where
-                    // the defender would extend, so the attacker must take it.
-                    if !is_adjacent(m0, m1) {
-                        if libs0 >= 3 && libs1 >= 3 {
-                            ret = false;
-                            idx -= 1;
-                            continue;
-                        } else if libs0 >= 3 {
-                            len = 1;
-                        } else if libs1 >= 3 {
-                            buf[start] = m1;
-                            len = 1;
-                        }
-                    }
-                    if len > 1 {
-                        libs0 = libs0 * 2 + connection_libs_x2(board, m0, pla);
-                        libs1 = libs1 * 2 + connection_libs_x2(board, m1, pla);
-                        if libs1 > libs0 {
-                            buf.swap(start, start + 1);
-                        }
                     }
                 }
-                lens[d] = len;
-                cur[d] = 0;
             } else {
                 // Back from a deeper level, or from an illegal move at this one. (Nothing
                 // to undo: the child position lives in its own copy.)
@@ -338,26 +271,12 @@ impl Work {
             }
             let mv = buf[starts[d] + cur[d] as usize];
             let p = if is_def { pla } else { opp };
-            let legal = match board.is_legal(p, Move::Play(mv), &rules) {
-                Ok(()) => true,
-                Err(Illegal::Ko) => d == 0 && defender_first,
-                Err(_) => false,
-            };
-            if !legal {
+            if !is_legal_in_ladder(board, p, mv, &rules, d == 0 && defender_first) {
                 // A failed move; try the next one at this level.
                 ret = is_def;
                 continue;
             }
-            if boards.len() <= d {
-                let child = board.clone();
-                boards.push(child);
-            } else if d == 0 {
-                boards[0].clone_from(root);
-            } else {
-                let (lo, hi) = boards.split_at_mut(d);
-                hi[0].clone_from(&lo[d - 1]);
-            }
-            boards[d].play_unchecked(p, Move::Play(mv));
+            play_child(boards, root, d, p, mv);
             *nodes += 1;
             idx += 1;
             cur[d + 1] = -1;
@@ -365,6 +284,136 @@ impl Work {
             lens[d + 1] = 0;
         }
     }
+}
+
+/// The answer of a node decided before any move is generated (liberty counts, the
+/// defender's ko escape), or `None` when its moves must be tried.
+#[inline]
+fn settled_on_entry(board: &Board, loc: Point, is_def: bool, ko_ban_ignored: bool) -> Option<bool> {
+    let libs = board.chain_liberties(loc);
+    if !is_def && libs <= 1 {
+        Some(true)
+    } else if (!is_def && libs >= 3) || (is_def && libs >= 2) {
+        Some(false)
+    } else if is_def && !ko_ban_ignored && board.ko_point().is_some() {
+        // Ko-dependent ladders count as not captured (the root's ko ban is
+        // cleared for a defender-first search).
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// A defender node's moves into `buf[start..]`: counter-captures, then the liberty.
+/// `Ok(len)`, or `Err(answer)` when the bounds on extending settle the node.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+fn defender_moves(
+    board: &Board,
+    loc: Point,
+    pla: Color,
+    buf: &mut Vec<Point>,
+    start: usize,
+    stones: &mut Vec<Point>,
+    stones2: &mut Vec<Point>,
+    seen: &mut Vec<Point>,
+) -> Result<usize, bool> {
+    let mut len = find_captures(board, loc, buf, start, start, stones, stones2, seen);
+    len += find_liberties(board, loc, buf, start, start + len, stones);
+    if len == 0 {
+        // No liberty at all (a dead setup chain): nothing to play.
+        return Err(true);
+    }
+    // The list is never empty; its last move is the lone liberty (or, when
+    // that liberty is also a capture, the last capture).
+    let (lower, upper) = bound_libs_after_play(board, buf[start + len - 1], pla);
+    if lower >= 3 {
+        return Err(false);
+    }
+    if len == 1 && upper <= 1 {
+        return Err(true);
+    }
+    Ok(len)
+}
+
+/// An attacker node's moves into `buf[start..]`: the two liberties, cut to the forced
+/// one and ordered best first. `Ok(len)`, or `Err(answer)` on double-ko death or when
+/// both liberties are open.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+fn attacker_moves(
+    board: &Board,
+    loc: Point,
+    pla: Color,
+    opp: Color,
+    buf: &mut Vec<Point>,
+    start: usize,
+    stones: &mut Vec<Point>,
+    stones2: &mut Vec<Point>,
+) -> Result<usize, bool> {
+    let mut len = find_liberties(board, loc, buf, start, start, stones);
+    debug_assert_eq!(len, 2);
+    let (m0, m1) = (buf[start], buf[start + 1]);
+    let mut libs0 = immediate_libs(board, m0);
+    let mut libs1 = immediate_libs(board, m1);
+    // Double-ko death: assume the attacker wins.
+    if libs0 == 0
+        && libs1 == 0
+        && would_be_ko_capture(board, m0, opp)
+        && would_be_ko_capture(board, m1, opp)
+        && num_libs_after_play(board, m0, pla, 3, stones2) <= 2
+        && num_libs_after_play(board, m1, pla, 3, stones2) <= 2
+        && !has_liberty_gaining_captures(board, loc, stones)
+    {
+        return Err(true);
+    }
+    // Liberties not adjacent: a liberty with 3+ empty neighbours is where
+    // the defender would extend, so the attacker must take it.
+    if !is_adjacent(m0, m1) {
+        if libs0 >= 3 && libs1 >= 3 {
+            return Err(false);
+        } else if libs0 >= 3 {
+            len = 1;
+        } else if libs1 >= 3 {
+            buf[start] = m1;
+            len = 1;
+        }
+    }
+    if len > 1 {
+        libs0 = libs0 * 2 + connection_libs_x2(board, m0, pla);
+        libs1 = libs1 * 2 + connection_libs_x2(board, m1, pla);
+        if libs1 > libs0 {
+            buf.swap(start, start + 1);
+        }
+    }
+    Ok(len)
+}
+
+/// Whether `p` may play `mv` in the search: the board's legality, except that the ko
+/// ban is waived when `ko_ban_ignored` (the root of a defender-first search).
+#[inline]
+fn is_legal_in_ladder(board: &Board, p: Color, mv: Point, rules: &Rules, ko_ban_ignored: bool) -> bool {
+    match board.is_legal(p, Move::Play(mv), rules) {
+        Ok(()) => true,
+        Err(Illegal::Ko) => ko_ban_ignored,
+        Err(_) => false,
+    }
+}
+
+/// Puts the position after `p` plays `mv` at depth `d` into `boards[d]`: a copy of the
+/// parent (`root` at depth 0, else `boards[d - 1]`), reusing the slot when it exists.
+#[inline]
+fn play_child(boards: &mut Vec<Board>, root: &Board, d: usize, p: Color, mv: Point) {
+    if boards.len() <= d {
+        let child = if d == 0 { root.clone() } else { boards[d - 1].clone() };
+        boards.push(child);
+    } else if d == 0 {
+        boards[0].clone_from(root);
+    } else {
+        let (lo, hi) = boards.split_at_mut(d);
+        hi[0].clone_from(&lo[d - 1]);
+    }
+    boards[d].play_unchecked(p, Move::Play(mv));
 }
 
 /// Writes `q` at `buf[i]`, growing `buf` as needed.
