@@ -4,13 +4,16 @@ tagged training set of per-move samples in Parquet.
 
 Data flow:
 ```text
-inputs ──input::walk──▶ documents ──sgf::read_games──▶ GameRecord
-   ──stages::filter──▶ games + rejects tables (Parquet)
-   ──stages::split (engine replay)──▶ samples shards + manifest.json
+inputs ──input::walk──▶ documents ──sgf::read_games──▶ GameRecord ──▶ game::GameRow
+   ──stages::filter──▶ games + rejects tables (Parquet, through tables)
+   ──stages::split (passes over replay::replay)──▶ samples shards + manifest.json
 ```
-Module rules: `coord`, `engine` and `sgf` use nothing else from the crate but
-`coord`; `storage`/`tables` know Arrow and Parquet; `stages` wire the rest; `cli`
-is the only place that knows about the command line.
+The layers, what each module may import, and where a new column, reject reason, tag or
+stage goes: `docs/architecture.md` (a test enforces its layer table and the absence of
+import cycles). In short: `coord` and `color` are the vocabulary of the board; `engine`
+and `sgf` use nothing else; `reject`, `config` and `game` are the pipeline's vocabulary;
+`tables` and `samples` are the only code that knows the tables' columns; `stages` wire
+the rest; `cli` is the only place that knows about the command line.
 */
 
 pub mod cli;

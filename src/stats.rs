@@ -642,13 +642,13 @@ impl Stats {
                 csv.push_str(&cells.join(","));
                 csv.push('\n');
             }
-            write_atomic(&sd.join(format!("{name}.csv")), csv.as_bytes())?;
+            crate::storage::write_atomic(&sd, &format!("{name}.csv"), csv.as_bytes())?;
             tables.insert(name.to_string(), json!({ "columns": names, "rows": rows }));
         }
         let doc = json!({ "version": STATS_VERSION, "counts": self.counts(), "tables": tables });
         let mut bytes = serde_json::to_vec_pretty(&doc)?;
         bytes.push(b'\n');
-        write_atomic(&sd.join("stats.json"), &bytes)
+        crate::storage::write_atomic(&sd, "stats.json", &bytes).map_err(anyhow::Error::from)
     }
 
     /// The key numbers as JSON: `games_kept`, `games_rejected`, `games_replayed`,
@@ -888,10 +888,3 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("stats");
-    let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
-    fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
-    fs::rename(&tmp, path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
-    Ok(())
-}
