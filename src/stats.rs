@@ -887,4 +887,3 @@ fn csv_field(s: &str) -> String {
         s.to_string()
     }
 }
-

@@ -852,66 +852,90 @@ fn kombilo_games() -> Option<Vec<MainLine>> {
     Some(games)
 }
 
-/// Tags every move of every game; checks invariants between tags and, independently,
-/// `ladder_capture` against `working_moves_2libs` on the position before the move.
+/// Checks, around every move of a replay, the invariants between tags and,
+/// independently, `ladder_capture` against `working_moves_2libs`; and that the split
+/// stage's two-step tagging gives the same tags.
+struct InvariantChecks {
+    tagger: Tagger,
+    in_place: Tagger,
+    search: LadderSearch,
+    working: Vec<Point>,
+    counts: [usize; TAG_NAMES.len()],
+    moves_total: usize,
+    pending: Option<(Tags, PendingTags)>,
+}
+
+impl crate::replay::Visitor for InvariantChecks {
+    fn before(&mut self, b: &Board, s: &crate::replay::Step) {
+        let (c, m) = (s.color, s.mv);
+        let t = self.tagger.tag(b, c, m);
+        self.moves_total += 1;
+        for (i, n) in self.counts.iter_mut().enumerate() {
+            *n += (t.mask >> i & 1) as usize;
+        }
+        let implies = |a: u32, b: u32| !t.has(a) || t.has(b);
+        assert!(implies(Tags::KO_CAPTURE, Tags::CAPTURE | Tags::SELF_ATARI));
+        assert!(!t.has(Tags::KO_CAPTURE) || (t.capture_size == 1 && t.self_atari_size == 1));
+        assert!(implies(Tags::DOUBLE_ATARI, Tags::ATARI));
+        assert!(implies(Tags::LADDER_CAPTURE, Tags::ATARI));
+        assert!(implies(Tags::BROKEN_LADDER_CHASE, Tags::ATARI));
+        assert!(implies(Tags::LADDER_ESCAPE, Tags::ATARI_SAVE));
+        assert!(implies(Tags::ATARI_SAVE_BY_CAPTURE, Tags::ATARI_SAVE | Tags::CAPTURE));
+        assert!(implies(Tags::TIGERS_MOUTH_ENTRY, Tags::SELF_ATARI));
+        assert!(implies(Tags::SNAPBACK, Tags::CAPTURE) && (!t.has(Tags::SNAPBACK) || t.capture_size >= 2));
+        assert_eq!(t.has(Tags::CAPTURE), t.capture_size > 0);
+        assert_eq!(t.has(Tags::SELF_ATARI), t.self_atari_size > 0);
+        // ladder_capture ⇔ m is a working move against an adjacent 2-liberty chain.
+        if let Move::Play(p) = m {
+            let mut want = false;
+            for d in 0..4 {
+                if let Some(q) = nb(b, p, d) {
+                    if b.get(q) == c.opponent().as_u8() && b.chain_liberties(q) == 2 {
+                        self.search.working_moves_2libs(b, q, &mut self.working);
+                        want |= self.working.contains(&p);
+                    }
+                }
+            }
+            assert_eq!(t.has(Tags::LADDER_CAPTURE), want, "{:?}\n{}", m, b.to_diagram());
+        }
+        // The split stage's way: half before the move is played on the one board,
+        // half after. Same tags, snapback context included.
+        self.pending = Some((t, self.in_place.before_move(b, c, m)));
+    }
+    fn after(&mut self, b: &Board, s: &crate::replay::Step) {
+        let (t, pending) = self.pending.take().expect("before() ran");
+        assert_eq!(self.in_place.after_move(pending, b), t, "{:?}", s.mv);
+    }
+}
+
+/// Tags every move of every game, replayed by [`crate::replay::replay`] (each game up to
+/// its first illegal move), with [`InvariantChecks`].
 #[test]
 fn real_games_invariants() {
     let Some(games) = kombilo_games() else { return };
-    let rules = Rules::default();
-    let mut tagger = Tagger::new();
-    let mut in_place = Tagger::new();
-    let mut counts = [0usize; TAG_NAMES.len()];
-    let mut moves_total = 0;
-    let mut search = LadderSearch::new();
-    let mut working = Vec::new();
+    let mut v = InvariantChecks {
+        tagger: Tagger::new(),
+        in_place: Tagger::new(),
+        search: LadderSearch::new(),
+        working: Vec::new(),
+        counts: [0; TAG_NAMES.len()],
+        moves_total: 0,
+        pending: None,
+    };
+    let rules = crate::replay::ReplayRules { allow_consecutive_moves: true, ..Default::default() };
     for (setup, moves) in &games {
-        let mut b = Board::new();
-        for &(c, p) in setup {
-            b.set_stone(p, c.as_u8()).unwrap();
-        }
-        tagger.reset();
-        in_place.reset();
-        for &(c, m) in moves {
-            if b.is_legal(c, m, &rules).is_err() {
-                break;
-            }
-            let t = tagger.tag(&b, c, m);
-            moves_total += 1;
-            for (i, n) in counts.iter_mut().enumerate() {
-                *n += (t.mask >> i & 1) as usize;
-            }
-            let implies = |a: u32, b: u32| !t.has(a) || t.has(b);
-            assert!(implies(Tags::KO_CAPTURE, Tags::CAPTURE | Tags::SELF_ATARI));
-            assert!(!t.has(Tags::KO_CAPTURE) || (t.capture_size == 1 && t.self_atari_size == 1));
-            assert!(implies(Tags::DOUBLE_ATARI, Tags::ATARI));
-            assert!(implies(Tags::LADDER_CAPTURE, Tags::ATARI));
-            assert!(implies(Tags::BROKEN_LADDER_CHASE, Tags::ATARI));
-            assert!(implies(Tags::LADDER_ESCAPE, Tags::ATARI_SAVE));
-            assert!(implies(Tags::ATARI_SAVE_BY_CAPTURE, Tags::ATARI_SAVE | Tags::CAPTURE));
-            assert!(implies(Tags::TIGERS_MOUTH_ENTRY, Tags::SELF_ATARI));
-            assert!(implies(Tags::SNAPBACK, Tags::CAPTURE) && (!t.has(Tags::SNAPBACK) || t.capture_size >= 2));
-            assert_eq!(t.has(Tags::CAPTURE), t.capture_size > 0);
-            assert_eq!(t.has(Tags::SELF_ATARI), t.self_atari_size > 0);
-            // ladder_capture ⇔ m is a working move against an adjacent 2-liberty chain.
-            if let Move::Play(p) = m {
-                let mut want = false;
-                for d in 0..4 {
-                    if let Some(q) = nb(&b, p, d) {
-                        if b.get(q) == c.opponent().as_u8() && b.chain_liberties(q) == 2 {
-                            search.working_moves_2libs(&b, q, &mut working);
-                            want |= working.contains(&p);
-                        }
-                    }
-                }
-                assert_eq!(t.has(Tags::LADDER_CAPTURE), want, "{:?}\n{}", m, b.to_diagram());
-            }
-            // The split stage's way: half before the move is played on the one board,
-            // half after. Same tags, snapback context included.
-            let pending = in_place.before_move(&b, c, m);
-            b.play(c, m, &rules).unwrap();
-            assert_eq!(in_place.after_move(pending, &b), t, "{:?}", m);
-        }
+        let of = |col: Color| setup.iter().filter(|s| s.0 == col).map(|s| s.1).collect();
+        let row = crate::game::GameRow {
+            setup_black: of(Color::Black),
+            setup_white: of(Color::White),
+            moves: moves.iter().map(|&(color, mv)| crate::sgf::GameMove { color, mv }).collect(),
+            ..Default::default()
+        };
+        v.tagger.reset();
+        v.in_place.reset();
+        let _ = crate::replay::replay(&row, &rules, &mut v);
     }
+    let (counts, moves_total) = (v.counts, v.moves_total);
     let summary: Vec<String> = TAG_NAMES.iter().zip(counts).map(|(n, k)| format!("{n} {k}")).collect();
     println!("{} games, {moves_total} moves: {}", games.len(), summary.join(", "));
     assert!(moves_total > 5_000);
