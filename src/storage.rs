@@ -512,3 +512,66 @@ fn check_schema_version(p: &Path, kv: Option<&Vec<KeyValue>>) -> anyhow::Result<
 pub fn schema(fields: Vec<arrow_schema::Field>) -> SchemaRef {
     Arc::new(arrow_schema::Schema::new(fields))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::UInt32Array;
+    use arrow_schema::{DataType, Field};
+
+    fn one_column() -> (SchemaRef, RecordBatch) {
+        let s = schema(vec![Field::new("x", DataType::UInt32, false)]);
+        let b = RecordBatch::try_new(s.clone(), vec![Arc::new(UInt32Array::from(vec![1, 2, 3]))]).unwrap();
+        (s, b)
+    }
+
+    #[test]
+    fn a_table_of_another_schema_version_is_refused_naming_the_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let (s, b) = one_column();
+        std::fs::create_dir(dir.path().join("t")).unwrap();
+        let path = dir.path().join("t/part-00000.parquet");
+        let props = WriterProperties::builder()
+            .set_key_value_metadata(Some(vec![KeyValue::new("kibo.schema_version".into(), "1".to_string())]))
+            .build();
+        let mut w = ArrowWriter::try_new(File::create(&path).unwrap(), s, Some(props)).unwrap();
+        w.write(&b).unwrap();
+        w.close().unwrap();
+        let e = read_table(dir.path(), "t", |_| Ok(())).unwrap_err().to_string();
+        assert!(e.contains("part-00000.parquet") && e.contains("version 1") && e.contains(SCHEMA_VERSION), "{e}");
+    }
+
+    #[test]
+    fn partitions_replace_only_their_own_files_and_a_dropped_writer_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let (s, b) = one_column();
+        let mut w = TableWriter::with_prefix(dir.path(), "t", "a", s.clone(), Default::default()).unwrap();
+        w.write(&b).unwrap();
+        w.finish().unwrap();
+        for _ in 0..2 {
+            let mut w = TableWriter::partition(dir.path(), "t", "b", s.clone(), Default::default()).unwrap();
+            w.write(&b).unwrap();
+            w.finish().unwrap();
+        }
+        let names = |d: &Path| {
+            let mut v: Vec<String> =
+                std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(names(&dir.path().join("t")), ["part-a-00000.parquet", "part-b-00000.parquet"]);
+        let mut rows = 0;
+        read_table(dir.path(), "t", |b| {
+            rows += b.num_rows();
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(rows, 6);
+        // An error on the way: the writer is dropped unfinished; its staging folder goes.
+        let mut w = TableWriter::partition(dir.path(), "t", "b", s, Default::default()).unwrap();
+        w.write(&b).unwrap();
+        drop(w);
+        assert_eq!(names(dir.path()), ["t"]);
+        assert_eq!(names(&dir.path().join("t")), ["part-a-00000.parquet", "part-b-00000.parquet"]);
+    }
+}
