@@ -38,18 +38,19 @@ pub mod tables;
 pub mod tactics;
 pub mod verify;
 
-/// Where the unit tests find the shared corpus: the one lookup every test in `src` uses.
-#[cfg(test)]
-pub(crate) mod test_data {
+/// Where the tests find the shared corpus: the one lookup every test uses (the unit tests
+/// in `src` and, through `tests/util`, the integration tests). Not part of the API.
+#[doc(hidden)]
+pub mod test_data {
     use std::path::{Path, PathBuf};
 
     /// Set to `1` to make a missing corpus a test failure instead of a skip.
-    pub(crate) const REQUIRE_VAR: &str = "KIBO_REQUIRE_SHARED_DATA";
+    pub const REQUIRE_VAR: &str = "KIBO_REQUIRE_SHARED_DATA";
 
     /// `CARGO_MANIFEST_DIR/../shared/data/<sub>` if it exists. If it is absent: a panic
     /// naming the path when `KIBO_REQUIRE_SHARED_DATA=1`, else one `SKIPPED: …` line and
     /// `None` (the caller returns).
-    pub(crate) fn shared(sub: &str) -> Option<PathBuf> {
+    pub fn shared(sub: &str) -> Option<PathBuf> {
         let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data").join(sub);
         if p.exists() {
             return Some(p);

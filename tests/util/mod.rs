@@ -1,7 +1,7 @@
 //! Helpers: run the real `kibo` binary, find the shared corpus, read tables back.
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 /// Path of the built binary.
@@ -21,30 +21,8 @@ pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-/// Set to `1` to make a missing corpus a test failure instead of a skip.
-pub const REQUIRE_VAR: &str = "KIBO_REQUIRE_SHARED_DATA";
-
-/// `CARGO_MANIFEST_DIR/../shared/data/<sub>` if it exists. If it is absent: a panic naming
-/// the path when `KIBO_REQUIRE_SHARED_DATA=1`, else one `SKIPPED: …` line and `None` (the
-/// caller returns). The unit tests in `src` use the same rule (`test_data::shared` in src/lib.rs).
-pub fn shared(sub: &str) -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data").join(sub);
-    if p.exists() {
-        return Some(p);
-    }
-    match std::env::var(REQUIRE_VAR).as_deref() {
-        Ok("1") => panic!("{} is absent and {REQUIRE_VAR}=1: this test needs the shared corpus", p.display()),
-        Ok("0") | Ok("") | Err(std::env::VarError::NotPresent) => {
-            println!(
-                "SKIPPED: {} is absent; this test needs the shared corpus ({REQUIRE_VAR}=1 fails instead)",
-                p.display()
-            );
-            None
-        }
-        Ok(v) => panic!("{REQUIRE_VAR}={v:?}: expected 1 (require the shared corpus) or 0"),
-        Err(e) => panic!("{REQUIRE_VAR}: {e}"),
-    }
-}
+/// The shared corpus, or a skip / failure (`KIBO_REQUIRE_SHARED_DATA`): the library's one lookup.
+pub use kibo::test_data::shared;
 
 /// Reads a whole table into row structs via the library.
 pub fn games(out: &Path) -> Vec<kibo::game::GameRow> {
