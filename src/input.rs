@@ -19,7 +19,7 @@ A damaged archive (truncated `.tar.gz`, bad zip entry) keeps every member read b
 the damage and reports the rest as one [`Item::Unreadable`].
 */
 
-use std::io::{Cursor, Read};
+use std::io::{BufRead, Cursor, Read};
 use std::path::{Path, PathBuf};
 
 /// Size limits applied while reading inputs.
@@ -144,6 +144,96 @@ fn read_capped(r: &mut dyn Read, limit: u64, hint: u64) -> std::io::Result<Vec<u
     Ok(buf)
 }
 
+/// Counts and hashes what is read through it (a file on disk read as a stream).
+struct Hashing<R> {
+    inner: R,
+    hasher: blake3::Hasher,
+    bytes: u64,
+}
+
+impl<R: Read> Read for Hashing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hasher.update(&buf[..n]);
+        self.bytes += n as u64;
+        Ok(n)
+    }
+}
+
+/// What [`read_line_capped`] found.
+#[derive(Debug, PartialEq, Eq)]
+enum Line {
+    /// The end of the stream, nothing read.
+    End,
+    /// A line (without its `\n`) is in the buffer.
+    Full,
+    /// A line longer than the cap was skipped to its end.
+    TooLong,
+}
+
+/// Reads one `\n`-terminated line into `out` (cleared first), at most `cap` bytes of it;
+/// a longer line is consumed to its end and reported as [`Line::TooLong`]. Returns what
+/// was found and the bytes consumed. Memory: the line, never more than `cap`.
+fn read_line_capped(r: &mut impl BufRead, out: &mut Vec<u8>, cap: u64) -> std::io::Result<(Line, u64)> {
+    out.clear();
+    let (mut consumed, mut too_long) = (0u64, false);
+    loop {
+        let avail = match r.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if avail.is_empty() {
+            let found = if consumed == 0 {
+                Line::End
+            } else if too_long {
+                Line::TooLong
+            } else {
+                Line::Full
+            };
+            return Ok((found, consumed));
+        }
+        let (chunk, newline) = match avail.iter().position(|&b| b == b'\n') {
+            Some(i) => (&avail[..i], true),
+            None => (avail, false),
+        };
+        if !too_long {
+            if (out.len() + chunk.len()) as u64 > cap {
+                too_long = true;
+                out.clear();
+            } else {
+                out.extend_from_slice(chunk);
+            }
+        }
+        let n = chunk.len() + newline as usize;
+        consumed += n as u64;
+        r.consume(n);
+        if newline {
+            return Ok((if too_long { Line::TooLong } else { Line::Full }, consumed));
+        }
+    }
+}
+
+/// How a streamed `.sgfs` document ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Streamed {
+    /// Read to its end.
+    Whole,
+    /// A read error: the stream is damaged from there on.
+    Damaged,
+    /// The archive's budget ran out (the stream itself is fine).
+    OverBudget,
+}
+
+/// The location of line `line` of a `.sgfs` document (as the filter stage names it).
+fn line_loc(loc: &Location, line: u32) -> Location {
+    let member = match &loc.member {
+        Some(m) => format!("{m}#L{line}"),
+        None => format!("#L{line}"),
+    };
+    Location { file: loc.file.clone(), member: Some(member) }
+}
+
 /// Walks inputs and reports items through a callback.
 pub struct Walker<'a, F: FnMut(Item)> {
     limits: &'a Limits,
@@ -202,6 +292,10 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
             (self.sink)(Item::Skipped { loc });
             return;
         }
+        if kind == Kind::Sgfs {
+            self.stream_sgfs_file(path, loc);
+            return;
+        }
         let bytes = match std::fs::File::open(path).and_then(|mut f| {
             let len = f.metadata().map(|m| m.len()).unwrap_or(0);
             let limit = if matches!(kind, Kind::Sgf | Kind::Sgfs) {
@@ -238,6 +332,64 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
         self.dispatch(loc, &name, bytes, 0);
     }
 
+    /// A `.sgfs` file on disk, read line by line (one game per line): any size, in the
+    /// memory of one line. Its size and blake3 are reported after its lines.
+    fn stream_sgfs_file(&mut self, path: &Path, loc: Location) {
+        let f = match std::fs::File::open(path) {
+            Ok(f) => f,
+            Err(e) => return (self.sink)(Item::Unreadable { loc, error: e.to_string() }),
+        };
+        let mut r = Hashing { inner: f, hasher: blake3::Hasher::new(), bytes: 0 };
+        (self.archive_bytes, self.archive_budget, self.budget_by_ratio) = (0, u64::MAX, false);
+        if self.stream_sgfs(&loc, &mut r, false) == Streamed::Whole {
+            let item =
+                Item::FileRead { path: loc.file, bytes: r.bytes, blake3: r.hasher.finalize().to_hex().to_string() };
+            (self.sink)(item);
+        }
+    }
+
+    /// Hands every non-blank line of a `.sgfs` stream to the sink as an [`Item::SgfLine`].
+    /// A line longer than `max_member_bytes` is one `Unreadable` item and the next lines
+    /// are still read. With `in_archive`, the bytes count against the archive's budget
+    /// (the decompression-bomb guard, over the stream). A read error (a truncated or
+    /// corrupt stream) keeps every complete line before it and reports the rest as one
+    /// `Unreadable` item.
+    fn stream_sgfs(&mut self, loc: &Location, r: &mut dyn Read, in_archive: bool) -> Streamed {
+        let mut r = std::io::BufReader::with_capacity(1 << 16, r);
+        let cap = self.limits.max_member_bytes;
+        let mut buf = Vec::new();
+        let mut line = 0u32;
+        loop {
+            line += 1;
+            let (found, n) = match read_line_capped(&mut r, &mut buf, cap) {
+                Ok(x) => x,
+                Err(e) => {
+                    let error = format!("damaged after line {}: {e}; later lines are lost", line - 1);
+                    (self.sink)(Item::Unreadable { loc: loc.clone(), error });
+                    return Streamed::Damaged;
+                }
+            };
+            if in_archive {
+                self.archive_bytes += n;
+                if self.archive_bytes > self.archive_budget {
+                    let e = std::io::Error::new(std::io::ErrorKind::FileTooLarge, "archive budget");
+                    let error = format!("after line {}: {}", line - 1, self.describe(&e, self.archive_budget));
+                    (self.sink)(Item::Unreadable { loc: loc.clone(), error });
+                    return Streamed::OverBudget;
+                }
+            }
+            match found {
+                Line::End => return Streamed::Whole,
+                Line::TooLong => {
+                    let error = format!("line {line} is longer than {cap} bytes (limits.max_member_bytes); skipped");
+                    (self.sink)(Item::Unreadable { loc: line_loc(loc, line), error });
+                }
+                Line::Full if buf.iter().all(|b| b.is_ascii_whitespace()) => {}
+                Line::Full => (self.sink)(Item::SgfLine { loc: loc.clone(), line, bytes: buf.clone() }),
+            }
+        }
+    }
+
     /// Handles the content of a file or member according to its name.
     fn dispatch(&mut self, loc: Location, name: &str, bytes: Vec<u8>, depth: u32) {
         let kind = kind_of(name);
@@ -271,10 +423,14 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
                     Box::new(bzip2::read::MultiBzDecoder::new(Cursor::new(bytes)))
                 };
                 let limit = self.member_limit();
+                let base = inner.rsplit('/').next().unwrap_or(&inner).to_string();
+                if kind_of(&inner) == Kind::Sgfs {
+                    let _ = self.stream_sgfs(&nest(&loc, &base), &mut r, true);
+                    return;
+                }
                 match read_capped(&mut r, limit, 0) {
                     Ok(data) => {
                         self.archive_bytes += data.len() as u64;
-                        let base = inner.rsplit('/').next().unwrap_or(&inner).to_string();
                         let member = nest(&loc, &base);
                         self.dispatch(member, &inner, data, depth + 1)
                     }
@@ -333,6 +489,11 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
                         (self.sink)(Item::Skipped { loc: nest(&loc, &name) });
                         continue;
                     }
+                    if kind_of(&name) == Kind::Sgfs {
+                        let mloc = nest(&loc, &name);
+                        let _ = self.stream_sgfs(&mloc, &mut f, true);
+                        continue;
+                    }
                     let hint = f.size();
                     (name, read_capped(&mut f, limit, hint))
                 }
@@ -386,6 +547,18 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
             let name = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
             if kind_of(&name) == Kind::Other {
                 (self.sink)(Item::Skipped { loc: nest(&loc, &name) });
+                last_ok = Some(name);
+                continue;
+            }
+            if kind_of(&name) == Kind::Sgfs {
+                let mloc = nest(&loc, &name);
+                if self.stream_sgfs(&mloc, &mut entry, true) == Streamed::Damaged {
+                    (self.sink)(Item::Unreadable {
+                        loc: loc.clone(),
+                        error: format!("damaged archive in member {name}; later members are lost"),
+                    });
+                    return;
+                }
                 last_ok = Some(name);
                 continue;
             }
@@ -462,6 +635,105 @@ mod tests {
         let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
         e.write_all(data).unwrap();
         e.finish().unwrap()
+    }
+
+    /// The `(line, bytes)` of the `.sgfs` lines found, and the other items as text.
+    fn lines_and_rest(items: &[Item]) -> (Vec<(u32, Vec<u8>)>, Vec<String>) {
+        let mut lines = Vec::new();
+        let mut rest = Vec::new();
+        for i in items {
+            match i {
+                Item::SgfLine { line, bytes, .. } => lines.push((*line, bytes.clone())),
+                Item::Unreadable { loc, error } => rest.push(format!("unreadable {}: {error}", loc.display())),
+                Item::FileRead { bytes, .. } => rest.push(format!("read {bytes}")),
+                other => rest.push(format!("{other:?}")),
+            }
+        }
+        (lines, rest)
+    }
+
+    fn sgfs_text(games: usize) -> Vec<u8> {
+        (0..games).map(|i| format!("(;GM[1]SZ[19]C[game {i:04}];B[aa];W[bb])\n")).collect::<String>().into_bytes()
+    }
+
+    #[test]
+    fn a_sgfs_larger_than_max_member_bytes_is_read_whole_line_by_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = sgfs_text(500); // 20 KB, 40 bytes a line
+        let p = dir.path().join("big.sgfs");
+        std::fs::write(&p, &text).unwrap();
+        let limits = Limits { max_member_bytes: 1000, ..Limits::default() };
+        let items = collect(std::slice::from_ref(&p), &limits);
+        let (lines, rest) = lines_and_rest(&items);
+        assert_eq!(lines.len(), 500);
+        assert_eq!(lines[499], (500, b"(;GM[1]SZ[19]C[game 0499];B[aa];W[bb])".to_vec()));
+        // The file is listed with its size and checksum after its lines.
+        assert_eq!(rest, vec![format!("read {}", text.len())]);
+        let Some(Item::FileRead { blake3, .. }) = items.last() else { panic!("FileRead last") };
+        assert_eq!(*blake3, blake3::hash(&text).to_hex().to_string());
+        // The same inside a .gz and a .tar.gz: the cap applies per line, not per member.
+        std::fs::write(dir.path().join("big.sgfs.gz"), gz(&text)).unwrap();
+        std::fs::write(dir.path().join("big.tar.gz"), gz(&tar_bytes(&[("a/big.sgfs", &text)]))).unwrap();
+        for name in ["big.sgfs.gz", "big.tar.gz"] {
+            let (lines, rest) = lines_and_rest(&collect(&[dir.path().join(name)], &limits));
+            assert_eq!(lines.len(), 500, "{name}: {rest:?}");
+            assert!(rest.iter().all(|r| r.starts_with("read ")), "{name}: {rest:?}");
+        }
+    }
+
+    #[test]
+    fn a_sgfs_line_over_the_cap_is_skipped_and_the_next_lines_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut text = sgfs_text(2);
+        text.extend(format!("(;C[{}])\n", "x".repeat(5000)).bytes());
+        text.extend(sgfs_text(3));
+        std::fs::write(dir.path().join("g.sgfs"), &text).unwrap();
+        let limits = Limits { max_member_bytes: 1000, ..Limits::default() };
+        let (lines, rest) = lines_and_rest(&collect(&[dir.path().join("g.sgfs")], &limits));
+        assert_eq!(lines.iter().map(|l| l.0).collect::<Vec<_>>(), vec![1, 2, 4, 5, 6]);
+        assert_eq!(rest.len(), 2, "{rest:?}");
+        assert!(rest[0].contains("g.sgfs!#L3") && rest[0].contains("longer than 1000 bytes (limits.max_member_bytes)"));
+    }
+
+    #[test]
+    fn a_truncated_sgfs_stream_keeps_every_complete_game_before_the_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = sgfs_text(2000);
+        let z = gz(&text);
+        std::fs::write(dir.path().join("t.sgfs.gz"), &z[..z.len() / 2]).unwrap();
+        let (lines, rest) = lines_and_rest(&collect(&[dir.path().join("t.sgfs.gz")], &Limits::default()));
+        assert!(lines.len() > 100 && lines.len() < 2000, "{} lines", lines.len());
+        // Every line kept is whole and in order.
+        for (k, (n, bytes)) in lines.iter().enumerate() {
+            assert_eq!(*n as usize, k + 1);
+            assert_eq!(*bytes, format!("(;GM[1]SZ[19]C[game {k:04}];B[aa];W[bb])").into_bytes());
+        }
+        let damaged: Vec<&String> = rest.iter().filter(|r| r.starts_with("unreadable")).collect();
+        assert_eq!(damaged.len(), 1, "{rest:?}");
+        assert!(damaged[0].contains(&format!("damaged after line {}", lines.len())), "{damaged:?}");
+    }
+
+    #[test]
+    fn read_line_capped_reports_lines_long_lines_and_the_end() {
+        let mut r = std::io::BufReader::with_capacity(4, &b"ab\n\ncdefgh\nij"[..]);
+        let mut buf = Vec::new();
+        let mut got = Vec::new();
+        loop {
+            let (l, n) = read_line_capped(&mut r, &mut buf, 5).unwrap();
+            if l == Line::End {
+                break;
+            }
+            got.push((l, n, String::from_utf8(buf.clone()).unwrap()));
+        }
+        assert_eq!(
+            got,
+            vec![
+                (Line::Full, 3, "ab".into()),
+                (Line::Full, 1, "".into()),
+                (Line::TooLong, 7, "".into()),
+                (Line::Full, 2, "ij".into())
+            ]
+        );
     }
 
     #[test]
