@@ -80,6 +80,12 @@ struct OutArgs {
     /// Worker threads (0 = all cores; overrides the pipeline).
     #[arg(long)]
     threads: Option<usize>,
+    /// Memory budget in MiB (overrides `pipeline.memory_mb`).
+    #[arg(long)]
+    memory_mb: Option<usize>,
+    /// Folder for spill files (overrides `pipeline.tmp_dir`; default: the output folder).
+    #[arg(long)]
+    tmp_dir: Option<PathBuf>,
     /// No progress display.
     #[arg(long, short)]
     quiet: bool,
@@ -149,6 +155,14 @@ fn resolve(args: &OutArgs, inputs: Option<&[PathBuf]>) -> anyhow::Result<Resolve
     if let Some(t) = args.threads {
         cfg.pipeline.threads = t;
     }
+    if let Some(m) = args.memory_mb {
+        cfg.pipeline.memory_mb = m;
+    }
+    if let Some(d) = &args.tmp_dir {
+        cfg.pipeline.tmp_dir = Some(d.clone());
+    }
+    let origin = args.pipeline.clone().unwrap_or_else(|| PathBuf::from("command line"));
+    cfg.validate(&origin).map_err(|e| SetupError(e.to_string()))?;
     if let Some(inputs) = inputs {
         if !inputs.is_empty() {
             cfg.sources = inputs
@@ -363,6 +377,13 @@ fn do_split(r: &Resolved) -> anyhow::Result<()> {
         report.samples as f64 / secs
     );
     eprintln!("split: accounting: {}", report.accounting.line);
+    let m = &report.memory;
+    eprintln!(
+        "split: memory: peak {:.0} MiB, budget {} MiB (pipeline.memory_mb); {:.1} MB spilled",
+        crate::stages::split::peak_rss_bytes() as f64 / (1 << 20) as f64,
+        m.budget.total >> 20,
+        m.spilled_bytes as f64 / 1e6
+    );
     if !report.accounting.balanced {
         anyhow::bail!("split: the sample counts do not add up (report.json split.accounting); this is a bug in kibo");
     }

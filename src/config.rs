@@ -46,6 +46,9 @@ pub struct Config {
     pub split: SplitConfig,
 }
 
+/// Default of `pipeline.memory_mb` (docs/performance.md, "Memory", says why).
+pub const DEFAULT_MEMORY_MB: usize = 1024;
+
 /// `[pipeline]`
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -62,6 +65,13 @@ pub struct PipelineSection {
     pub require_licence: bool,
     /// Verification samples drawn by `kibo sample` (default 20).
     pub verify_samples: usize,
+    /// The memory budget of every stage, in MiB (docs/performance.md, "Memory"):
+    /// everything that grows with the corpus (the dedup index and its kept rows, the
+    /// duplicate-game index) is counted against it and spills to disk past its share.
+    pub memory_mb: usize,
+    /// Where spill files go (default: the output folder); removed on success and on
+    /// every error.
+    pub tmp_dir: Option<PathBuf>,
 }
 
 impl Default for PipelineSection {
@@ -73,6 +83,8 @@ impl Default for PipelineSection {
             seed: 20261130,
             require_licence: false,
             verify_samples: 20,
+            memory_mb: DEFAULT_MEMORY_MB,
+            tmp_dir: None,
         }
     }
 }
@@ -177,8 +189,9 @@ pub struct SplitConfig {
     /// Position dedup: "exact" (board, side to move, ko point), "symmetry" (the same
     /// over the 8 board symmetries) or "off".
     pub dedup: DedupMode,
-    /// Memory for the dedup index before it spills to disk, in MiB.
-    pub dedup_memory_mb: usize,
+    /// Deprecated alias: memory for the dedup index, in MiB, instead of its share of
+    /// `pipeline.memory_mb`.
+    pub dedup_memory_mb: Option<usize>,
     /// Compute the tactical tags of every move (docs/tags.md).
     pub tags: bool,
     /// Keep only tactical moves.
@@ -206,7 +219,7 @@ impl Default for SplitConfig {
             zstd_level: 3,
             split_ratios: [0.9, 0.05, 0.05],
             dedup: DedupMode::Exact,
-            dedup_memory_mb: 2048,
+            dedup_memory_mb: None,
             tags: true,
             tactical_only: false,
             tactical_bias: false,
@@ -247,7 +260,33 @@ pub enum ConfigError {
     },
 }
 
+/// How a stage divides `pipeline.memory_mb` (docs/performance.md, "Memory").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct MemoryBudget {
+    /// The whole budget, bytes.
+    pub total: usize,
+    /// The position dedup index (observations and kept rows), bytes.
+    pub dedup_index: usize,
+    /// The duplicate-game index (16-byte id and row per game), bytes.
+    pub duplicate_games: usize,
+}
+
 impl Config {
+    /// The memory budget and its shares: half of it for the dedup index (or
+    /// `split.dedup_memory_mb` when set), an eighth for the duplicate-game index; the rest
+    /// is the working set that does not grow with the corpus (chunks of games being
+    /// replayed, Parquet row groups being written).
+    pub fn memory(&self) -> MemoryBudget {
+        let total = self.pipeline.memory_mb << 20;
+        let dedup_index = self.split.dedup_memory_mb.map_or(total / 2, |m| m << 20);
+        MemoryBudget { total, dedup_index, duplicate_games: total / 8 }
+    }
+
+    /// Where spill files go: `pipeline.tmp_dir`, else `out`.
+    pub fn spill_root(&self, out: &Path) -> PathBuf {
+        self.pipeline.tmp_dir.clone().unwrap_or_else(|| out.to_path_buf())
+    }
+
     /// Reads a pipeline file.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.into(), source })?;
@@ -282,6 +321,9 @@ impl Config {
         let r = self.split.split_ratios;
         if r.iter().any(|x| !(0.0..=1.0).contains(x)) || (r.iter().sum::<f64>() - 1.0).abs() > 1e-6 {
             return bad(format!("split.split_ratios must be three fractions summing to 1, not {r:?}"));
+        }
+        if self.pipeline.memory_mb == 0 {
+            return bad("pipeline.memory_mb must be at least 1".into());
         }
         if self.split.row_group_rows == 0 || self.split.shard_rows == 0 {
             return bad("split.row_group_rows and split.shard_rows must be positive".into());

@@ -158,6 +158,11 @@ pub enum DedupMode {
     Off,
 }
 
+/// Memory per observation held in memory: the observation, and the kept row and
+/// distribution entry it may aggregate to (the in-memory path holds all three at once).
+pub const BYTES_PER_OBSERVATION: usize =
+    std::mem::size_of::<Obs>() + std::mem::size_of::<KeptRow>() + std::mem::size_of::<(u16, u32)>();
+
 /// Collects observations (pass 1).
 pub struct DedupIndex {
     limit_obs: usize,
@@ -209,11 +214,12 @@ fn aggregate(sorted: &[Obs], out: &mut KeptList) {
 }
 
 impl DedupIndex {
-    /// An index that keeps at most `memory_limit` bytes of observations in memory and
-    /// spills into `dir` (created on demand) beyond that.
+    /// An index within `memory_limit` bytes: it keeps observations in memory while they
+    /// and the kept rows they could aggregate to fit ([`BYTES_PER_OBSERVATION`] each),
+    /// and spills into `dir` (created on demand) beyond that.
     pub fn new(memory_limit: usize, dir: &Path) -> DedupIndex {
         DedupIndex {
-            limit_obs: (memory_limit / std::mem::size_of::<Obs>()).max(16),
+            limit_obs: (memory_limit / BYTES_PER_OBSERVATION).max(16),
             buf: Vec::new(),
             dir: dir.to_path_buf(),
             buckets: Vec::new(),
@@ -226,6 +232,11 @@ impl DedupIndex {
     pub fn push(&mut self, o: Obs) -> std::io::Result<()> {
         self.stats.observations += 1;
         self.max_row = self.max_row.max(o.row + 1);
+        if self.buf.len() == self.buf.capacity() {
+            // Grow by doubling, but never past the limit (no overshoot of the budget).
+            let want = (self.buf.capacity() * 2).max(1024).min(self.limit_obs);
+            self.buf.reserve_exact(want.saturating_sub(self.buf.len()).max(1));
+        }
         self.buf.push(o);
         self.stats.peak_memory_bytes =
             self.stats.peak_memory_bytes.max((self.buf.capacity() * std::mem::size_of::<Obs>()) as u64);
@@ -254,7 +265,11 @@ impl DedupIndex {
     pub fn finish(mut self) -> std::io::Result<(KeptCursor, DedupStats)> {
         if !self.stats.spilled {
             sort_obs(&mut self.buf);
+            // At most one kept row and one distribution entry per observation: reserved
+            // once, so the in-memory path stays within the limit (no doubling overshoot).
             let mut kept = KeptList::default();
+            kept.rows.reserve_exact(self.buf.len());
+            kept.dist.reserve_exact(self.buf.len());
             aggregate(&self.buf, &mut kept);
             self.buf = Vec::new();
             kept.rows.sort_unstable_by_key(|k| k.row);

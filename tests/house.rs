@@ -114,3 +114,31 @@ fn a_failing_write_names_the_file_leaves_no_temporaries_and_the_old_output_intac
     assert!(leftovers.is_empty(), "temporaries left behind: {leftovers:?}");
     assert_eq!(snapshot(&out), before, "the previous output must stay as it was");
 }
+
+#[test]
+fn a_tiny_memory_budget_spills_every_index_and_gives_the_same_shards() {
+    let Some(kgs) = crate::util::shared("dev/kgs-2001-archive") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (free, tight) = (dir.path().join("free"), dir.path().join("tight"));
+    let spill = dir.path().join("spill");
+    for (out, extra) in [(&free, vec![]), (&tight, vec!["--memory-mb", "1", "--tmp-dir", spill.to_str().unwrap()])] {
+        let mut args = vec!["run", "--input", kgs.to_str().unwrap(), "--out", out.to_str().unwrap(), "-q"];
+        args.extend(extra);
+        let o = run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let m = &report(&tight)["split"]["memory"];
+    assert_eq!(m["budget"]["total"], 1 << 20, "{m}");
+    assert_eq!(m["duplicate_game_index"]["spilled"], true, "{m}");
+    assert_eq!(report(&tight)["split"]["dedup"]["spilled"], true);
+    assert!(m["spilled_bytes"].as_u64().unwrap() > 1 << 20, "{m}");
+    assert_eq!(report(&free)["split"]["memory"]["spilled_bytes"], 0);
+    for table in ["samples", "games", "rejects"] {
+        assert_eq!(snapshot(&tight.join(table)), snapshot(&free.join(table)), "{table} differs under a tiny budget");
+    }
+    // Spill files lived under --tmp-dir and are gone.
+    let left: Vec<_> =
+        std::fs::read_dir(&spill).map(|d| d.map(|e| e.unwrap().file_name()).collect()).unwrap_or_default();
+    assert!(left.is_empty(), "{left:?}");
+    assert!(std::fs::read_dir(&tight).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().starts_with(".tmp-")));
+}

@@ -66,6 +66,8 @@ pub struct SplitReport {
     pub reject_shards: Vec<ShardInfo>,
     /// Where every move went: the sample count explained.
     pub accounting: SampleAccounting,
+    /// The memory budget, what spilled, and the process's peak memory.
+    pub memory: MemoryReport,
 }
 
 /// The sample count explained, checked from independently kept counters:
@@ -147,16 +149,21 @@ pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport>
     crate::storage::clean_stale(out)?;
     let sc = &cfg.split;
     let seed = cfg.pipeline.seed;
-    let dups = passes::duplicate_games(out)?;
+    let memory = cfg.memory();
+    let spill_root = cfg.spill_root(out);
+    let dup_dir = spill_root.join(".tmp-duplicate-games");
+    let dups = passes::duplicate_games(out, memory.duplicate_games, &dup_dir);
+    let _ = std::fs::remove_dir_all(&dup_dir);
+    let dups = dups?;
     let passes_over = if sc.dedup == DedupMode::Off { 1 } else { 2 };
     let games = dups.games - dups.skip.len() as u64;
     let progress = crate::progress::Progress::new("split", "games", Some(games * passes_over), quiet);
-    let spill_dir = out.join(".tmp-dedup");
+    let spill_dir = spill_root.join(".tmp-dedup");
     let result = (|| {
         let (mut tally, mut cursor, stats) = if sc.dedup == DedupMode::Off {
             (passes::Tally::default(), None, None)
         } else {
-            let mut index = DedupIndex::new(sc.dedup_memory_mb.saturating_mul(1 << 20), &spill_dir);
+            let mut index = DedupIndex::new(memory.dedup_index, &spill_dir);
             let tally = passes::position_keys(out, &dups, sc, seed, &mut index, &progress)?;
             let (cursor, stats) = passes::dedup(index)?;
             (tally, Some(cursor), Some(stats))
@@ -197,8 +204,35 @@ pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport>
     for r in &rejects {
         *report.rejected_by_reason.entry(r.reason.as_str().to_string()).or_default() += 1;
     }
+    report.memory = MemoryReport {
+        budget: memory,
+        spilled_bytes: dups.stats.spill_bytes + report.dedup.as_ref().map_or(0, |d| d.spill_bytes),
+        duplicate_game_index: dups.stats,
+    };
     report.accounting = SampleAccounting::of(&report);
     Ok(report)
+}
+
+/// Memory and spill figures of a split run (`report.json` → `split.memory`; the
+/// process's peak memory varies from run to run, so it is printed, not recorded).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct MemoryReport {
+    /// The budget (`pipeline.memory_mb`) and its shares, bytes.
+    pub budget: crate::config::MemoryBudget,
+    /// Bytes written to spill files (both indexes), all removed since.
+    pub spilled_bytes: u64,
+    /// The duplicate-game index's figures.
+    pub duplicate_game_index: crate::dedup::DedupStats,
+}
+
+/// The process's peak resident set size, from `/proc/self/status` (Linux); 0 elsewhere.
+pub fn peak_rss_bytes() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
 }
 
 /// How the rejects table is written (both stages).

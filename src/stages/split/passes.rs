@@ -80,49 +80,48 @@ pub struct Duplicates {
     pub rejects: Vec<RejectRow>,
     /// Games in the table.
     pub games: u64,
+    /// The duplicate-game index's figures (`unique_positions` = distinct games).
+    pub stats: DedupStats,
 }
 
 /// Pass 1: the first game of each id, in table order, is kept; each later one is
-/// rejected naming it. Reads the table twice: once for the ids (16 bytes and a row
-/// number per game), once for the locations of the games involved.
-pub fn duplicate_games(out: &Path) -> anyhow::Result<Duplicates> {
-    let mut ids: Vec<(GameId, u64)> = Vec::new();
-    for_each_chunk(out, |games, first| {
-        ids.extend(games.iter().zip(first..).map(|(g, row)| (g.game_id, row)));
+/// rejected naming it. The ids go through a [`DedupIndex`] keyed by game id (16 bytes and
+/// a row per game, within `memory` bytes, then spilled under `spill_dir`): the first row
+/// of each id is its kept row. A second read of the table then names, for every later
+/// copy, the first one (which comes before it in table order), keeping in memory only the
+/// locations of games that have copies.
+pub fn duplicate_games(out: &Path, memory: usize, spill_dir: &Path) -> anyhow::Result<Duplicates> {
+    let mut index = DedupIndex::new(memory, spill_dir);
+    let mut games = 0u64;
+    for_each_chunk(out, |chunk, first| {
+        for (g, row) in chunk.iter().zip(first..) {
+            index.push(Obs { key: g.game_id.0, row, mv: 0 })?;
+        }
+        games += chunk.len() as u64;
         Ok(())
     })?;
-    let mut d = Duplicates { games: ids.len() as u64, ..Default::default() };
-    ids.sort_unstable();
-    // Later copy's row → first copy's row.
-    let mut original: BTreeMap<u64, u64> = BTreeMap::new();
-    for w in ids.chunk_by(|a, b| a.0 == b.0) {
-        for &(_, row) in &w[1..] {
-            original.insert(row, w[0].1);
-        }
-    }
-    drop(ids);
-    if original.is_empty() {
+    let (mut cursor, stats) = index.finish()?;
+    let mut d = Duplicates { games, stats, ..Default::default() };
+    if d.stats.unique_positions == games {
         return Ok(d);
     }
-    let firsts: std::collections::HashSet<u64> = original.values().copied().collect();
-    let mut location: HashMap<u64, String> = HashMap::new();
-    let mut later: Vec<(u64, GameRow)> = Vec::new();
-    for_each_chunk(out, |games, first| {
-        for (g, row) in games.iter().zip(first..) {
-            if firsts.contains(&row) {
-                location.insert(row, g.location());
-            }
-            if original.contains_key(&row) {
-                later.push((row, g.clone()));
+    let mut first_copy: HashMap<GameId, String> = HashMap::new();
+    for_each_chunk(out, |chunk, first| {
+        for (g, row) in chunk.iter().zip(first..) {
+            match cursor.get(row)? {
+                Some(k) if k.count > 1 => {
+                    first_copy.insert(g.game_id, g.location());
+                }
+                Some(_) => {}
+                None => {
+                    let orig = first_copy.get(&g.game_id).expect("invariant: the first copy comes first");
+                    d.skip.insert(row);
+                    d.rejects.push(RejectRow::of_game(g, Reject::DuplicateGame, format!("same game as {orig}"), None));
+                }
             }
         }
         Ok(())
     })?;
-    for (row, g) in later {
-        let orig = &location[&original[&row]];
-        d.skip.insert(row);
-        d.rejects.push(RejectRow::of_game(&g, Reject::DuplicateGame, format!("same game as {orig}"), None));
-    }
     Ok(d)
 }
 
