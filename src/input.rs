@@ -87,6 +87,10 @@ impl Location {
 pub enum Item {
     /// An SGF document (`.sgf`): may hold several games.
     Sgf { loc: Location, bytes: Vec<u8> },
+    /// A part of a multi-game `.sgf` collection larger than `max_member_bytes`: whole game
+    /// trees, read as a stream. `first_game` is the index of its first tree in the whole
+    /// document and `base_offset` the byte offset of the part in it.
+    SgfPart { loc: Location, bytes: Vec<u8>, first_game: u32, base_offset: u64 },
     /// One line of a `.sgfs` file: one game. `line` is 1-based.
     SgfLine { loc: Location, line: u32, bytes: Vec<u8> },
     /// A file that is not SGF and not an archive: skipped and counted.
@@ -214,6 +218,65 @@ fn read_line_capped(r: &mut impl BufRead, out: &mut Vec<u8>, cap: u64) -> std::i
     }
 }
 
+/// Reads up to `limit` bytes: `Ok(Ok(all))`, or `Ok(Err(first limit + 1 bytes))` when
+/// there is more (the caller may go on streaming from there).
+fn read_or_overflow(r: &mut dyn Read, limit: u64, hint: u64) -> std::io::Result<Result<Vec<u8>, Vec<u8>>> {
+    let mut buf = Vec::with_capacity(hint.min(limit).min(16 << 20) as usize);
+    let n = r.take(limit + 1).read_to_end(&mut buf)?;
+    Ok(if n as u64 > limit { Err(buf) } else { Ok(buf) })
+}
+
+/// Finds where top-level game trees end in SGF text, byte by byte: parentheses outside
+/// property values (`[...]`, with `\` escapes) open and close trees.
+#[derive(Default)]
+struct TreeSplitter {
+    depth: u32,
+    in_value: bool,
+    escape: bool,
+    /// Top-level trees opened so far.
+    trees: u32,
+}
+
+impl TreeSplitter {
+    /// Feeds one byte; returns `true` when it closes a top-level tree.
+    #[inline]
+    fn step(&mut self, b: u8) -> bool {
+        if self.in_value {
+            if self.escape {
+                self.escape = false;
+            } else if b == b'\\' {
+                self.escape = true;
+            } else if b == b']' {
+                self.in_value = false;
+            }
+            return false;
+        }
+        match b {
+            b'[' if self.depth > 0 => self.in_value = true,
+            b'(' => {
+                self.trees += u32::from(self.depth == 0);
+                self.depth += 1;
+            }
+            b')' if self.depth > 0 => {
+                self.depth -= 1;
+                return self.depth == 0;
+            }
+            _ => {}
+        }
+        false
+    }
+}
+
+/// What [`Walker::read_member`] did with a member.
+enum Member {
+    /// Read whole.
+    Bytes(Vec<u8>),
+    /// Streamed to the sink in parts (a large `.sgf`).
+    Streamed(Streamed),
+    /// Could not be read (over a limit, or a read error).
+    Failed(std::io::Error),
+}
+
 /// How a streamed `.sgfs` document ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Streamed {
@@ -296,6 +359,11 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
             self.stream_sgfs_file(path, loc);
             return;
         }
+        let on_disk = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        if kind == Kind::Sgf && on_disk > self.limits.max_member_bytes {
+            self.stream_sgf_file(path, loc);
+            return;
+        }
         let bytes = match std::fs::File::open(path).and_then(|mut f| {
             let len = f.metadata().map(|m| m.len()).unwrap_or(0);
             let limit = if matches!(kind, Kind::Sgf | Kind::Sgfs) {
@@ -348,6 +416,22 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
         }
     }
 
+    /// A `.sgf` file on disk larger than `max_member_bytes`, streamed in parts of whole
+    /// trees; its size and blake3 are reported after its parts.
+    fn stream_sgf_file(&mut self, path: &Path, loc: Location) {
+        let f = match std::fs::File::open(path) {
+            Ok(f) => f,
+            Err(e) => return (self.sink)(Item::Unreadable { loc, error: e.to_string() }),
+        };
+        let mut r = Hashing { inner: f, hasher: blake3::Hasher::new(), bytes: 0 };
+        (self.archive_bytes, self.archive_budget, self.budget_by_ratio) = (0, u64::MAX, false);
+        if self.stream_sgf(&loc, &mut r, false) == Streamed::Whole {
+            let item =
+                Item::FileRead { path: loc.file, bytes: r.bytes, blake3: r.hasher.finalize().to_hex().to_string() };
+            (self.sink)(item);
+        }
+    }
+
     /// Hands every non-blank line of a `.sgfs` stream to the sink as an [`Item::SgfLine`].
     /// A line longer than `max_member_bytes` is one `Unreadable` item and the next lines
     /// are still read. With `in_archive`, the bytes count against the archive's budget
@@ -390,6 +474,106 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
         }
     }
 
+    /// A multi-game `.sgf` document larger than `max_member_bytes`, read as a stream and
+    /// handed on in parts of whole game trees (each about `max_member_bytes`, as
+    /// [`Item::SgfPart`]). A single tree larger than `max_member_bytes` is one
+    /// `Unreadable` item and skipped; a read error keeps every complete tree before it.
+    fn stream_sgf(&mut self, loc: &Location, r: &mut dyn Read, in_archive: bool) -> Streamed {
+        let cap = self.limits.max_member_bytes as usize;
+        let mut sp = TreeSplitter::default();
+        let (mut part, mut part_start, mut part_game) = (Vec::new(), 0u64, 0u32);
+        // Length of `part` up to its last complete tree; start (in `part`) of the open tree.
+        let (mut complete, mut tree_start) = (0usize, 0usize);
+        let (mut offset, mut skipping, mut parts) = (0u64, false, 0u32);
+        let mut block = vec![0u8; 1 << 16];
+        loop {
+            let n = match r.read(&mut block) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    self.emit_part(loc, &part[..complete], part_game, part_start, &mut parts);
+                    let whole = sp.trees - u32::from(sp.depth > 0);
+                    let error = format!("damaged after {whole} complete games: {e}; later games are lost");
+                    (self.sink)(Item::Unreadable { loc: loc.clone(), error });
+                    return Streamed::Damaged;
+                }
+            };
+            if in_archive {
+                self.archive_bytes += n as u64;
+                if self.archive_bytes > self.archive_budget {
+                    self.emit_part(loc, &part[..complete], part_game, part_start, &mut parts);
+                    let e = std::io::Error::new(std::io::ErrorKind::FileTooLarge, "archive budget");
+                    let whole = sp.trees - u32::from(sp.depth > 0);
+                    let error = format!("after {whole} complete games: {}", self.describe(&e, self.archive_budget));
+                    (self.sink)(Item::Unreadable { loc: loc.clone(), error });
+                    return Streamed::OverBudget;
+                }
+            }
+            for &b in &block[..n] {
+                let was_outside = sp.depth == 0;
+                let closed = sp.step(b);
+                if !skipping {
+                    if was_outside && sp.depth > 0 {
+                        tree_start = part.len();
+                    }
+                    part.push(b);
+                }
+                offset += 1;
+                if closed && skipping {
+                    skipping = false;
+                    (part_start, part_game) = (offset, sp.trees);
+                } else if closed {
+                    complete = part.len();
+                    if complete >= cap {
+                        self.emit_part(loc, &part, part_game, part_start, &mut parts);
+                        part.clear();
+                        (complete, part_start, part_game) = (0, offset, sp.trees);
+                    }
+                } else if !skipping && sp.depth > 0 && part.len() - tree_start > cap {
+                    // The open tree alone is over the cap: keep what came before, skip it.
+                    self.emit_part(loc, &part[..complete], part_game, part_start, &mut parts);
+                    let game = sp.trees - 1;
+                    let error = format!(
+                        "game {game} (at byte {}) is larger than {cap} bytes (limits.max_member_bytes); skipped",
+                        part_start + tree_start as u64
+                    );
+                    (self.sink)(Item::Unreadable { loc: loc.clone(), error });
+                    (skipping, complete) = (true, 0);
+                    part.clear();
+                }
+            }
+        }
+        // The tail: the last trees, or junk after them (kept only if it may hold a tree).
+        if !skipping && (parts == 0 || part.contains(&b'(')) {
+            self.emit_part(loc, &part, part_game, part_start, &mut parts);
+        }
+        Streamed::Whole
+    }
+
+    /// Hands one part of a streamed `.sgf` document on (nothing when it is empty).
+    fn emit_part(&mut self, loc: &Location, bytes: &[u8], first_game: u32, base_offset: u64, parts: &mut u32) {
+        if bytes.is_empty() {
+            return;
+        }
+        *parts += 1;
+        (self.sink)(Item::SgfPart { loc: loc.clone(), bytes: bytes.to_vec(), first_game, base_offset });
+    }
+
+    /// Reads a member (or a file, or `.gz` content) as [`read_capped`] does, except that
+    /// an `.sgf` over `max_member_bytes` (when the member cap, not the archive's budget,
+    /// is the limit) is streamed in parts of whole trees ([`Walker::stream_sgf`]).
+    fn read_member(&mut self, loc: &Location, name: &str, r: &mut dyn Read, limit: u64, hint: u64) -> Member {
+        if kind_of(name) != Kind::Sgf || limit < self.limits.max_member_bytes {
+            return read_capped(r, limit, hint).map_or_else(Member::Failed, Member::Bytes);
+        }
+        match read_or_overflow(r, limit, hint) {
+            Ok(Ok(d)) => Member::Bytes(d),
+            Ok(Err(prefix)) => Member::Streamed(self.stream_sgf(loc, &mut Cursor::new(prefix).chain(r), true)),
+            Err(e) => Member::Failed(e),
+        }
+    }
+
     /// Handles the content of a file or member according to its name.
     fn dispatch(&mut self, loc: Location, name: &str, bytes: Vec<u8>, depth: u32) {
         let kind = kind_of(name);
@@ -428,13 +612,14 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
                     let _ = self.stream_sgfs(&nest(&loc, &base), &mut r, true);
                     return;
                 }
-                match read_capped(&mut r, limit, 0) {
-                    Ok(data) => {
+                match self.read_member(&nest(&loc, &base), &inner, &mut r, limit, 0) {
+                    Member::Bytes(data) => {
                         self.archive_bytes += data.len() as u64;
                         let member = nest(&loc, &base);
                         self.dispatch(member, &inner, data, depth + 1)
                     }
-                    Err(e) => {
+                    Member::Streamed(_) => {}
+                    Member::Failed(e) => {
                         let error = format!("decompressing: {}", self.describe(&e, limit));
                         (self.sink)(Item::Unreadable { loc, error })
                     }
@@ -495,7 +680,8 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
                         continue;
                     }
                     let hint = f.size();
-                    (name, read_capped(&mut f, limit, hint))
+                    let m = self.read_member(&nest(&loc, &name), &name, &mut f, limit, hint);
+                    (name, m)
                 }
                 Err(e) => {
                     (self.sink)(Item::Unreadable {
@@ -506,12 +692,13 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
                 }
             };
             match data {
-                Ok(d) => {
+                Member::Bytes(d) => {
                     self.archive_bytes += d.len() as u64;
                     let mloc = nest(&loc, &name);
                     self.dispatch(mloc, &name, d, depth + 1);
                 }
-                Err(e) => {
+                Member::Streamed(_) => {}
+                Member::Failed(e) => {
                     let error = self.describe(&e, limit);
                     (self.sink)(Item::Unreadable { loc: nest(&loc, &name), error })
                 }
@@ -564,14 +751,22 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
             }
             let limit = self.member_limit();
             let hint = entry.header().size().unwrap_or(0);
-            match read_capped(&mut entry, limit, hint) {
-                Ok(d) => {
+            match self.read_member(&nest(&loc, &name), &name, &mut entry, limit, hint) {
+                Member::Bytes(d) => {
                     self.archive_bytes += d.len() as u64;
                     let mloc = nest(&loc, &name);
                     self.dispatch(mloc, &name, d, depth + 1);
                     last_ok = Some(name);
                 }
-                Err(e) => {
+                Member::Streamed(Streamed::Damaged) => {
+                    (self.sink)(Item::Unreadable {
+                        loc: loc.clone(),
+                        error: format!("damaged archive in member {name}; later members are lost"),
+                    });
+                    return;
+                }
+                Member::Streamed(_) => last_ok = Some(name),
+                Member::Failed(e) => {
                     let oversize = e.kind() == std::io::ErrorKind::FileTooLarge;
                     let error = self.describe(&e, limit);
                     (self.sink)(Item::Unreadable { loc: nest(&loc, &name), error });
@@ -713,6 +908,97 @@ mod tests {
         assert!(damaged[0].contains(&format!("damaged after line {}", lines.len())), "{damaged:?}");
     }
 
+    /// The parts of a streamed `.sgf`: (first game, offset, text), and the other items.
+    fn parts_and_rest(items: &[Item]) -> (Vec<(u32, u64, String)>, Vec<String>) {
+        let mut parts = Vec::new();
+        let mut rest = Vec::new();
+        for i in items {
+            match i {
+                Item::SgfPart { bytes, first_game, base_offset, .. } => {
+                    parts.push((*first_game, *base_offset, String::from_utf8(bytes.clone()).unwrap()))
+                }
+                Item::Sgf { bytes, .. } => parts.push((0, 0, String::from_utf8(bytes.clone()).unwrap())),
+                Item::Unreadable { error, .. } => rest.push(format!("unreadable: {error}")),
+                Item::FileRead { bytes, .. } => rest.push(format!("read {bytes}")),
+                other => rest.push(format!("{other:?}")),
+            }
+        }
+        (parts, rest)
+    }
+
+    /// `n` games, the value of each escaping a `)` and a `]` so that only a real parser
+    /// state finds where trees end.
+    fn collection(n: usize) -> String {
+        (0..n).map(|i| format!("(;GM[1]SZ[19]C[g{i:04} \\] :)];B[aa](;W[bb])(;W[cc]))\n")).collect()
+    }
+
+    #[test]
+    fn a_collection_larger_than_max_member_bytes_is_read_in_parts_of_whole_games() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = collection(300); // 300 games of 43 bytes: 12.9 KB
+        let one = text.len() / 300;
+        std::fs::write(dir.path().join("big.sgf"), &text).unwrap();
+        std::fs::write(dir.path().join("big.tar.gz"), gz(&tar_bytes(&[("a/big.sgf", text.as_bytes())]))).unwrap();
+        let limits = Limits { max_member_bytes: 1000, ..Limits::default() };
+        for name in ["big.sgf", "big.tar.gz"] {
+            let (parts, rest) = parts_and_rest(&collect(&[dir.path().join(name)], &limits));
+            assert!(rest.iter().all(|r| r.starts_with("read ")), "{name}: {rest:?}");
+            assert!(parts.len() > 5, "{name}: {} parts", parts.len());
+            // Parts are whole games, in order, and together the whole text.
+            let joined: String = parts.iter().map(|p| p.2.as_str()).collect();
+            // Together the whole text (but the newline after the last tree: junk, dropped).
+            assert!(joined == text.trim_end(), "{name}: the parts are not the text");
+            for (first, offset, part) in &parts {
+                assert!(part.len() <= 1000 + one, "{name}: a part of {} bytes", part.len());
+                let lead = part.len() - part.trim_start().len();
+                assert_eq!(*offset as usize + lead, *first as usize * one, "{name}");
+                assert!(part.trim_start().starts_with(&format!("(;GM[1]SZ[19]C[g{first:04}")), "{name}: {part:.40}");
+                let games = crate::sgf::read_games(part.as_bytes()).games;
+                assert!(games.iter().all(|g| g.is_ok()), "{name}");
+            }
+        }
+        // The same file within the cap is one document, as before.
+        let (parts, _) = parts_and_rest(&collect(&[dir.path().join("big.sgf")], &Limits::default()));
+        assert_eq!(parts, vec![(0, 0, text.clone())]);
+    }
+
+    #[test]
+    fn a_game_tree_over_the_cap_is_skipped_and_the_others_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let huge = format!("(;GM[1]C[{}];B[aa])", "x".repeat(3000));
+        let text = format!("{}{huge}{}", collection(40), collection(40));
+        std::fs::write(dir.path().join("c.sgf"), &text).unwrap();
+        let limits = Limits { max_member_bytes: 1000, ..Limits::default() };
+        let (parts, rest) = parts_and_rest(&collect(&[dir.path().join("c.sgf")], &limits));
+        let games: usize = parts.iter().map(|p| crate::sgf::read_games(p.2.as_bytes()).games.len()).sum();
+        assert_eq!(games, 80);
+        let skipped: Vec<&String> = rest.iter().filter(|r| r.starts_with("unreadable")).collect();
+        assert_eq!(skipped.len(), 1, "{rest:?}");
+        assert!(
+            skipped[0].contains("game 40 (at byte") && skipped[0].contains("limits.max_member_bytes"),
+            "{skipped:?}"
+        );
+        // The games after the skipped one keep their index in the file.
+        assert!(parts.iter().any(|p| p.0 == 41), "{:?}", parts.iter().map(|p| p.0).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_truncated_collection_stream_keeps_every_complete_game() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = collection(3000);
+        let z = gz(text.as_bytes());
+        std::fs::write(dir.path().join("t.sgf.gz"), &z[..z.len() / 2]).unwrap();
+        let limits = Limits { max_member_bytes: 4000, ..Limits::default() };
+        let (parts, rest) = parts_and_rest(&collect(&[dir.path().join("t.sgf.gz")], &limits));
+        let joined: String = parts.iter().map(|p| p.2.as_str()).collect();
+        assert!(text.starts_with(&joined) && joined.ends_with(')'), "parts end on a whole game");
+        let kept = joined.matches("(;GM").count();
+        assert!(kept > 100 && kept < 3000, "{kept}");
+        let damaged: Vec<&String> = rest.iter().filter(|r| r.starts_with("unreadable")).collect();
+        assert_eq!(damaged.len(), 1, "{rest:?}");
+        assert!(damaged[0].contains(&format!("damaged after {kept} complete games")), "{damaged:?}");
+    }
+
     #[test]
     fn read_line_capped_reports_lines_long_lines_and_the_end() {
         let mut r = std::io::BufReader::with_capacity(4, &b"ab\n\ncdefgh\nij"[..]);
@@ -766,6 +1052,7 @@ mod tests {
                 Item::Skipped { .. } => skipped += 1,
                 Item::Unreadable { loc, error } => panic!("unreadable {loc:?}: {error}"),
                 Item::FileRead { .. } => {}
+                Item::SgfPart { .. } => panic!("no part of a small file"),
             }
         }
         let names: Vec<&str> = sgf.iter().map(|s| s.0.as_str()).collect();

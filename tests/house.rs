@@ -142,3 +142,32 @@ fn a_tiny_memory_budget_spills_every_index_and_gives_the_same_shards() {
     assert!(left.is_empty(), "{left:?}");
     assert!(std::fs::read_dir(&tight).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().starts_with(".tmp-")));
 }
+
+#[test]
+fn a_collection_over_max_member_bytes_is_read_whole_in_parts() {
+    let dir = tempfile::tempdir().unwrap();
+    // One collection of the embedded sample's single-game files (about 100 KB).
+    let mut text = Vec::new();
+    let mut files: Vec<_> = std::fs::read_dir("data/kombilo").unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    for f in files.iter().filter(|p| p.extension().is_some_and(|e| e == "sgf")) {
+        text.extend(std::fs::read(f).unwrap());
+        text.push(b'\n');
+    }
+    let input = dir.path().join("all.sgf");
+    std::fs::write(&input, &text).unwrap();
+    let (plain, small) = (dir.path().join("plain.toml"), dir.path().join("small.toml"));
+    std::fs::write(&plain, "").unwrap();
+    std::fs::write(&small, "[limits]\nmax_member_bytes = 8000\n").unwrap();
+    let (whole, parts) = (dir.path().join("whole"), dir.path().join("parts"));
+    crate::util::run_ok("filter", &input, &whole, &plain);
+    crate::util::run_ok("filter", &input, &parts, &small);
+    assert!(text.len() > 5 * 8000, "the collection spans several parts");
+    let key = |out: &Path| -> Vec<_> {
+        crate::util::games(out).into_iter().map(|g| (g.game_index, g.byte_offset, g.game_id, g.moves)).collect()
+    };
+    let (a, b) = (key(&whole), key(&parts));
+    assert!(a.len() >= 35, "{}", a.len());
+    assert_eq!(a, b, "the same games, indices and offsets whether read whole or in parts");
+    assert_eq!(rejects(&whole).len(), rejects(&parts).len());
+}

@@ -207,7 +207,7 @@ pub fn run(
                     });
                     return;
                 }
-                Item::Sgf { bytes, .. } => {
+                Item::Sgf { bytes, .. } | Item::SgfPart { bytes, .. } => {
                     batch_bytes += bytes.len();
                     report.by_source.get_mut(&source.name).expect("invariant").documents += 1;
                     report.total.documents += 1;
@@ -347,7 +347,12 @@ fn process(item: &Item, source: &Source, filter: &Filter, limits: sgf::ParseLimi
         Item::FileRead { .. } => Vec::new(),
         Item::Skipped { .. } => vec![Outcome::Skipped],
         Item::Unreadable { loc, error } => vec![reject(loc, None, None, (Reject::UnreadableFile, error.clone(), None))],
-        Item::Sgf { loc, bytes } | Item::SgfLine { loc, bytes, .. } => {
+        Item::Sgf { loc, bytes } | Item::SgfLine { loc, bytes, .. } | Item::SgfPart { loc, bytes, .. } => {
+            // A part of a large collection: its games' indices and offsets in the whole file.
+            let (first, base) = match item {
+                Item::SgfPart { first_game, base_offset, .. } => (*first_game, *base_offset),
+                _ => (0, 0),
+            };
             let loc = match item {
                 Item::SgfLine { line, .. } => Location {
                     file: loc.file.clone(),
@@ -363,6 +368,7 @@ fn process(item: &Item, source: &Source, filter: &Filter, limits: sgf::ParseLimi
             let keep_or_reject = |g: sgf::GameRecord| {
                 let quirks = g.quirks.names();
                 let mut row = GameRow::from_record(&g, &source.name, &loc.file, loc.member.as_deref(), &quirks);
+                (row.game_index, row.byte_offset) = (row.game_index + first, row.byte_offset + base);
                 let at = (Some(row.game_index), Some(row.byte_offset));
                 if let Some(v) = filter.check(&row) {
                     return reject(&loc, at.0, at.1, v);
@@ -383,7 +389,8 @@ fn process(item: &Item, source: &Source, filter: &Filter, limits: sgf::ParseLimi
                 .enumerate()
                 .map(|(i, g)| match g {
                     Err(RecordError { reason, detail, offset, move_number }) => {
-                        reject(&loc, Some(i as u32), offset.map(|o| o as u64), (reason.into(), detail, move_number))
+                        let (idx, off) = (Some(first + i as u32), offset.map(|o| o as u64 + base));
+                        reject(&loc, idx, off, (reason.into(), detail, move_number))
                     }
                     Ok(g) => keep_or_reject(g),
                 })
