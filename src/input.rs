@@ -1,6 +1,12 @@
 /*!
-Input discovery: walk files and folders, open archives **in memory**, and hand every
+Input discovery: walk files and folders, read archives **as streams**, and hand every
 SGF document found to a callback, in a deterministic order.
+
+Memory: an archive on disk is read as it comes (tar, gzip, bzip2 streams; a zip from its
+file), one member at a time; a `.sgfs` line by line; a multi-game `.sgf` over
+[`Limits::max_member_bytes`] in parts of whole game trees ([`Item::SgfPart`]). So an
+input of any size is read in the memory of one member (or one part, or one line), and a
+truncated or corrupt stream keeps everything complete before the damage.
 
 What is read:
 * plain files ending in `.sgf` (single or multi-game) and `.sgfs` (one game per line);
@@ -364,6 +370,10 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
             self.stream_sgf_file(path, loc);
             return;
         }
+        if kind != Kind::Sgf && on_disk <= self.limits.max_archive_bytes {
+            self.stream_archive_file(path, loc, &name, kind, on_disk);
+            return;
+        }
         let bytes = match std::fs::File::open(path).and_then(|mut f| {
             let len = f.metadata().map(|m| m.len()).unwrap_or(0);
             let limit = if matches!(kind, Kind::Sgf | Kind::Sgfs) {
@@ -429,6 +439,42 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
             let item =
                 Item::FileRead { path: loc.file, bytes: r.bytes, blake3: r.hasher.finalize().to_hex().to_string() };
             (self.sink)(item);
+        }
+    }
+
+    /// An archive on disk, read as a stream (zip: from the file, which it seeks in): its
+    /// members go to the sink one at a time, so an archive of any size is read in the
+    /// memory of one member. Its size and blake3 follow its members.
+    fn stream_archive_file(&mut self, path: &Path, loc: Location, name: &str, kind: Kind, on_disk: u64) {
+        let open = |p: &Path| std::fs::File::open(p).map(std::io::BufReader::new);
+        let f = match open(path) {
+            Ok(f) => f,
+            Err(e) => return (self.sink)(Item::Unreadable { loc, error: e.to_string() }),
+        };
+        self.archive_bytes = 0;
+        self.file_bytes = on_disk;
+        let by_ratio = self.limits.max_ratio.saturating_mul(on_disk).max(1 << 20);
+        self.archive_budget = self.limits.max_archive_bytes.min(by_ratio);
+        self.budget_by_ratio = by_ratio < self.limits.max_archive_bytes;
+        let file = loc.file.clone();
+        // The file's size and blake3, hashed as it is read (zip: a second sequential read).
+        let hash_rest = |h: &mut Hashing<_>| std::io::copy(h, &mut std::io::sink()).map(|_| ());
+        let read = if kind == Kind::Zip {
+            self.read_zip(loc, f, 0);
+            open(path).and_then(|f| {
+                let mut h = Hashing { inner: f, hasher: blake3::Hasher::new(), bytes: 0 };
+                hash_rest(&mut h).map(|_| (h.bytes, h.hasher.finalize()))
+            })
+        } else {
+            let mut h = Hashing { inner: f, hasher: blake3::Hasher::new(), bytes: 0 };
+            self.read_stream(loc, name, kind, &mut h, 0);
+            // What the archive did not read (tar padding, bytes after a damaged part)
+            // still counts in the file's checksum.
+            hash_rest(&mut h).map(|_| (h.bytes, h.hasher.finalize()))
+        };
+        match read {
+            Ok((bytes, hash)) => (self.sink)(Item::FileRead { path: file, bytes, blake3: hash.to_hex().to_string() }),
+            Err(e) => (self.sink)(Item::Unreadable { loc: file_loc(path), error: e.to_string() }),
         }
     }
 
@@ -595,16 +641,26 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
                 }
             }
             Kind::Other => (self.sink)(Item::Skipped { loc }),
-            Kind::Zip => self.read_zip(loc, &bytes, depth),
-            Kind::Tar => self.read_tar(loc, Cursor::new(bytes), depth),
-            Kind::TarGz => self.read_tar(loc, flate2::read::MultiGzDecoder::new(Cursor::new(bytes)), depth),
-            Kind::TarBz2 => self.read_tar(loc, bzip2::read::MultiBzDecoder::new(Cursor::new(bytes)), depth),
+            Kind::Zip => self.read_zip(loc, Cursor::new(bytes), depth),
+            Kind::Tar | Kind::TarGz | Kind::TarBz2 | Kind::Gz | Kind::Bz2 => {
+                self.read_stream(loc, name, kind, &mut Cursor::new(bytes), depth)
+            }
+        }
+    }
+
+    /// A compressed or tar stream (an archive on disk, or one inside another), read as
+    /// it comes: members one at a time, never the whole archive in memory.
+    fn read_stream(&mut self, loc: Location, name: &str, kind: Kind, r: &mut dyn Read, depth: u32) {
+        match kind {
+            Kind::Tar => self.read_tar(loc, r, depth),
+            Kind::TarGz => self.read_tar(loc, flate2::read::MultiGzDecoder::new(r), depth),
+            Kind::TarBz2 => self.read_tar(loc, bzip2::read::MultiBzDecoder::new(r), depth),
             Kind::Gz | Kind::Bz2 => {
                 let inner = name[..name.len() - if kind == Kind::Gz { 3 } else { 4 }].to_string();
-                let mut r: Box<dyn Read> = if kind == Kind::Gz {
-                    Box::new(flate2::read::MultiGzDecoder::new(Cursor::new(bytes)))
+                let mut r: Box<dyn Read + '_> = if kind == Kind::Gz {
+                    Box::new(flate2::read::MultiGzDecoder::new(r))
                 } else {
-                    Box::new(bzip2::read::MultiBzDecoder::new(Cursor::new(bytes)))
+                    Box::new(bzip2::read::MultiBzDecoder::new(r))
                 };
                 let limit = self.member_limit();
                 let base = inner.rsplit('/').next().unwrap_or(&inner).to_string();
@@ -625,6 +681,7 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
                     }
                 }
             }
+            _ => unreachable!("read_stream is called for tar and compressed kinds only"),
         }
     }
 
@@ -651,8 +708,8 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
         }
     }
 
-    fn read_zip(&mut self, loc: Location, bytes: &[u8], depth: u32) {
-        let mut zip = match zip::ZipArchive::new(Cursor::new(bytes)) {
+    fn read_zip<R: Read + std::io::Seek>(&mut self, loc: Location, reader: R, depth: u32) {
+        let mut zip = match zip::ZipArchive::new(reader) {
             Ok(z) => z,
             Err(e) => {
                 (self.sink)(Item::Unreadable { loc, error: format!("not a readable zip: {e}") });
