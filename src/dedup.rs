@@ -281,12 +281,16 @@ impl DedupIndex {
             ));
         }
         self.spill()?;
+        // The buffer's memory goes back before the buckets are aggregated.
+        self.buf = Vec::new();
         for w in self.buckets.drain(..) {
             w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
         }
-        // Kept rows go to row-range chunks sized to the memory limit.
+        // Kept rows go to row-range chunks that pass 2 loads one at a time: a chunk's
+        // file bytes and its list (86 bytes per kept row at most) take half the limit.
         let total = self.max_row.max(1);
-        let n_chunks = ((self.stats.observations * 24) / (self.limit_obs as u64 * OBS_BYTES as u64) + 1).min(4096);
+        let chunk_limit = (self.limit_obs as u64 / 2).max(1);
+        let n_chunks = (total / chunk_limit + 1).min(4096);
         let chunk_rows = total.div_ceil(n_chunks);
         let mut chunk_files: Vec<BufWriter<File>> = Vec::new();
         let mut chunk_paths = Vec::new();
