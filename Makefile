@@ -16,7 +16,7 @@ KGS    ?= $(SHARED)/dev/kgs-2001-archive
 INPUT_FLAGS := $(foreach i,$(INPUT),--input $(i))
 THREAD_FLAGS := $(if $(THREADS),--threads $(THREADS),)
 
-.PHONY: lint debs fuzz all build run filter split sample stats test test-rust test-polars test-python bench venv clean
+.PHONY: bench-scale lint debs fuzz all build run filter split sample stats test test-rust test-polars test-python bench venv clean
 
 all: build
 
@@ -94,6 +94,12 @@ bench: build venv
 	@if [ -d $(SHARED)/dev ]; then \
 	  $(KIBO) run --pipeline pipelines/dev.toml --out out/bench-dev -q && $(PY) bench/pruning.py out/bench-dev; \
 	else echo "bench: $(SHARED)/dev is absent; pruning not measured"; fi
+
+## Corpus scale: builds corpora of about 10^6, 10^7 and 10^8 samples from the dev games
+## (under /tmp/kibo-scale; SCALE_SIZES, SCALE_LAYOUTS, SCALE_MEMORY_MB, SCALE_ROOT) and
+## prints one table (wall, CPU per million samples, peak RSS against the budget, spills).
+bench-scale: build
+	KIBO=$(KIBO) SHARED=$(SHARED) $(CARGO) bench --bench scale
 
 ## Time-boxed fuzzing of the SGF reader, the archive reader and replay (cargo-fuzz,
 ## libFuzzer; RUSTC_BOOTSTRAP lets the stable toolchain accept the -Z flags).
