@@ -53,7 +53,9 @@ impl Default for Limits {
         let p = crate::sgf::ParseLimits::default();
         Limits {
             max_member_bytes: 64 << 20,
-            max_archive_bytes: 8 << 30,
+            // Archives are streamed: the ratio guard (`max_ratio`) is what stops a bomb;
+            // this absolute cap only bounds the time spent on one input.
+            max_archive_bytes: 1 << 40,
             max_nesting: 4,
             max_ratio: 1000,
             max_nodes: p.max_nodes,
