@@ -415,29 +415,30 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
     /// A `.sgfs` file on disk, read line by line (one game per line): any size, in the
     /// memory of one line. Its size and blake3 are reported after its lines.
     fn stream_sgfs_file(&mut self, path: &Path, loc: Location) {
-        let f = match std::fs::File::open(path) {
-            Ok(f) => f,
-            Err(e) => return (self.sink)(Item::Unreadable { loc, error: e.to_string() }),
-        };
-        let mut r = Hashing { inner: f, hasher: blake3::Hasher::new(), bytes: 0 };
-        (self.archive_bytes, self.archive_budget, self.budget_by_ratio) = (0, u64::MAX, false);
-        if self.stream_sgfs(&loc, &mut r, false) == Streamed::Whole {
-            let item =
-                Item::FileRead { path: loc.file, bytes: r.bytes, blake3: r.hasher.finalize().to_hex().to_string() };
-            (self.sink)(item);
-        }
+        self.stream_file(path, loc, Self::stream_sgfs);
     }
 
     /// A `.sgf` file on disk larger than `max_member_bytes`, streamed in parts of whole
     /// trees; its size and blake3 are reported after its parts.
     fn stream_sgf_file(&mut self, path: &Path, loc: Location) {
+        self.stream_file(path, loc, Self::stream_sgf);
+    }
+
+    /// Streams a file on disk through `read` (not an archive: no budget), hashing it as it
+    /// goes; reports its size and blake3 when it was read to its end.
+    fn stream_file(
+        &mut self,
+        path: &Path,
+        loc: Location,
+        read: fn(&mut Self, &Location, &mut dyn Read, bool) -> Streamed,
+    ) {
         let f = match std::fs::File::open(path) {
             Ok(f) => f,
             Err(e) => return (self.sink)(Item::Unreadable { loc, error: e.to_string() }),
         };
         let mut r = Hashing { inner: f, hasher: blake3::Hasher::new(), bytes: 0 };
         (self.archive_bytes, self.archive_budget, self.budget_by_ratio) = (0, u64::MAX, false);
-        if self.stream_sgf(&loc, &mut r, false) == Streamed::Whole {
+        if read(self, &loc, &mut r, false) == Streamed::Whole {
             let item =
                 Item::FileRead { path: loc.file, bytes: r.bytes, blake3: r.hasher.finalize().to_hex().to_string() };
             (self.sink)(item);
