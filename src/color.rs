@@ -15,9 +15,6 @@ pub enum Color {
 }
 
 impl Color {
-    /// Both colours, black first.
-    pub const BOTH: [Color; 2] = [Color::Black, Color::White];
-
     /// The other colour.
     #[inline]
     pub const fn opponent(self) -> Color {

@@ -27,10 +27,6 @@ impl Stage {
             Stage::Split => "split",
         }
     }
-    /// The stage named by [`Stage::as_str`].
-    pub fn from_name(s: &str) -> Option<Stage> {
-        [Stage::Filter, Stage::Split].into_iter().find(|k| k.as_str() == s)
-    }
 }
 
 macro_rules! reasons {
