@@ -30,7 +30,6 @@ use crate::reject::{Reject, Stage};
 use crate::scoring::ScoreCheck;
 use crate::sgf::{GameMove, MidSetup, ResultKind};
 
-
 /// One game left out, or a file that could not be read.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RejectRow {
