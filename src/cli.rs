@@ -34,6 +34,49 @@ enum Cmd {
     Tags(TagsArgs),
     /// Summary tables of the games, rejects and samples (Polars); also DIR/stats/*.csv and stats.json.
     Stats(OutArgs),
+    /// One step of the map/reduce form, run by the Spark job (docs/distributed.md).
+    #[command(subcommand)]
+    Part(PartCmd),
+}
+
+/// The steps of `kibo part` (`stages::part`): the Spark job runs them; each reads and
+/// writes the work folder.
+#[derive(Subcommand, Debug)]
+enum PartCmd {
+    /// Split the inputs into parts of about equal bytes: WORK/plan.json (also printed).
+    Plan(PartArgs),
+    /// The filter stage on one part's inputs: WORK/part-K/.
+    Filter(PartArgs),
+    /// Pass 2 (position keys) on one part, without the duplicate games in --dups.
+    Keys(PartArgs),
+    /// Pass 4 (samples) on one part, keeping the rows in --kept.
+    Write(PartArgs),
+    /// Assemble the output folder from the parts (tables, report, manifest, card).
+    Finish(PartArgs),
+}
+
+#[derive(Args, Debug)]
+struct PartArgs {
+    #[command(flatten)]
+    run: RunArgs,
+    /// Work folder shared by the steps (on a cluster: a shared filesystem).
+    #[arg(long)]
+    work: PathBuf,
+    /// Number of parts (plan).
+    #[arg(long, default_value_t = 1)]
+    parts: usize,
+    /// The part (filter, keys, write).
+    #[arg(long, default_value_t = 0)]
+    part: u32,
+    /// This part's duplicate games: Parquet file or folder of (row, first).
+    #[arg(long)]
+    dups: Option<PathBuf>,
+    /// This part's kept rows: Parquet file or folder of (srow, key, count, dist_moves, dist_counts).
+    #[arg(long)]
+    kept: Option<PathBuf>,
+    /// The Spark job's figures (JSON file) for report.json (finish).
+    #[arg(long)]
+    spark: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -296,6 +339,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             }
             Ok(Exit::Ok as i32)
         }
+        Cmd::Part(c) => part(c),
         Cmd::Run(a) => {
             let r = resolve(&a.common, Some(&a.input))?;
             check_inputs(&r)?;
@@ -365,6 +409,81 @@ fn do_split(r: &Resolved) -> anyhow::Result<()> {
     let t0 = std::time::Instant::now();
     let report = crate::stages::split::run(&r.cfg, &r.out, r.quiet)?;
     crate::stages::report::write_split(&r.out, &r.cfg, &report)?;
+    crate::stages::card::write(&r.out)?;
+    print_split(&report, t0);
+    if !report.accounting.balanced {
+        anyhow::bail!("split: the sample counts do not add up (report.json split.accounting); this is a bug in kibo");
+    }
+    Ok(())
+}
+
+/// `kibo part …`: one step of the map/reduce form.
+fn part(c: PartCmd) -> anyhow::Result<i32> {
+    use crate::stages::part as p;
+    let (step, a) = match c {
+        PartCmd::Plan(a) => ("plan", a),
+        PartCmd::Filter(a) => ("filter", a),
+        PartCmd::Keys(a) => ("keys", a),
+        PartCmd::Write(a) => ("write", a),
+        PartCmd::Finish(a) => ("finish", a),
+    };
+    let r = resolve(&a.run.common, Some(&a.run.input))?;
+    let none = PathBuf::from("/nonexistent/kibo-none");
+    let dir = p::part_dir(&a.work, a.part);
+    let load_plan = || -> anyhow::Result<p::Plan> {
+        let f = a.work.join("plan.json");
+        let bytes =
+            std::fs::read(&f).with_context(|| format!("reading {} (run `kibo part plan` first)", f.display()))?;
+        Ok(serde_json::from_slice(&bytes).with_context(|| format!("reading {}", f.display()))?)
+    };
+    let progress = crate::progress::Progress::new(step, "games", None, true);
+    let pool = pool(r.cfg.pipeline.threads)?;
+    match step {
+        "plan" => {
+            check_inputs(&r)?;
+            prepare_out(&a.work)?;
+            let plan = p::plan(&r.cfg, a.parts);
+            let text = serde_json::to_string_pretty(&plan)? + "\n";
+            crate::storage::write_atomic(&a.work, "plan.json", text.as_bytes())?;
+            print!("{text}");
+        }
+        "filter" => {
+            let plan = load_plan()?;
+            let Some(range) = plan.parts.get(a.part as usize) else {
+                return setup(format!("part {} is not in the plan ({} parts)", a.part, plan.parts.len()));
+            };
+            let rep = pool.install(|| p::filter_part(&r.cfg, r.pipeline_file.as_deref(), range, &dir, &progress))?;
+            if rep.had_unreadable() {
+                return Ok(Exit::SomeUnreadable as i32);
+            }
+        }
+        "keys" => {
+            pool.install(|| p::keys_part(&r.cfg, a.part, &dir, a.dups.as_ref().unwrap_or(&none), &progress))?;
+        }
+        "write" => {
+            let (dups, kept) = (a.dups.as_ref().unwrap_or(&none), a.kept.as_ref().unwrap_or(&none));
+            pool.install(|| p::write_part(&r.cfg, &dir, dups, kept, &progress))?;
+        }
+        _ => {
+            let spark: serde_json::Value = match &a.spark {
+                Some(f) => {
+                    serde_json::from_slice(&std::fs::read(f).with_context(|| format!("reading {}", f.display()))?)
+                        .with_context(|| format!("reading {}", f.display()))?
+                }
+                None => serde_json::Value::Null,
+            };
+            let t0 = std::time::Instant::now();
+            let report = p::finish(&r.cfg, r.pipeline_file.as_deref(), &a.work, &r.out, &load_plan()?, &spark)?;
+            print_split(&report, t0);
+            if !report.accounting.balanced {
+                anyhow::bail!("part finish: the sample counts do not add up (report.json split.accounting)");
+            }
+        }
+    }
+    Ok(Exit::Ok as i32)
+}
+
+fn print_split(report: &crate::stages::split::SplitReport, t0: std::time::Instant) {
     let secs = t0.elapsed().as_secs_f64();
     eprintln!(
         "split: {} games replayed, {} rejected, {} samples in {} shard(s), {:.2} bytes/sample, in {:.2}s: {:.0} samples/s",
@@ -384,8 +503,4 @@ fn do_split(r: &Resolved) -> anyhow::Result<()> {
         m.budget.total >> 20,
         m.spilled_bytes as f64 / 1e6
     );
-    if !report.accounting.balanced {
-        anyhow::bail!("split: the sample counts do not add up (report.json split.accounting); this is a bug in kibo");
-    }
-    Ok(())
 }

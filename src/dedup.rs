@@ -353,6 +353,20 @@ pub struct KeptCursor {
 }
 
 impl KeptCursor {
+    /// A cursor over kept rows computed elsewhere (the reduce side of the map/reduce
+    /// form, run by Spark): `(row, key, count, distribution)`, in any order, each
+    /// distribution sorted by move.
+    pub fn from_rows(rows: impl IntoIterator<Item = (u64, [u8; 16], u32, Vec<(u16, u32)>)>) -> KeptCursor {
+        let mut list = KeptList::default();
+        for (row, key, count, dist) in rows {
+            let start = list.dist.len() as u32;
+            list.dist.extend_from_slice(&dist);
+            list.rows.push(KeptRow { row, key, count, start, len: dist.len() as u32 });
+        }
+        list.rows.sort_unstable_by_key(|k| k.row);
+        KeptCursor { chunks: Vec::new(), chunk_rows: 1, current: list, pos: 0, loaded: 0, dir: None }
+    }
+
     /// The kept record for `row`, if that row is kept. Call with increasing rows.
     pub fn get(&mut self, row: u64) -> std::io::Result<Option<Kept<'_>>> {
         if !self.chunks.is_empty() {

@@ -318,26 +318,75 @@ pub struct Walker<'a, F: FnMut(Item)> {
     budget_by_ratio: bool,
     /// Size on disk of the current top-level file.
     file_bytes: u64,
+    /// Entries (files and unreadable entries) of the walk seen so far, across inputs.
+    ordinal: u64,
+    /// Only the entries whose ordinal is in this range are read (a part of the corpus).
+    select: Option<std::ops::Range<u64>>,
 }
 
 /// Walks every input path (files or folders) in order and calls `sink` for each item.
 /// Folders are walked sorted by name. A missing path is reported as `Unreadable`.
 pub fn walk<F: FnMut(Item)>(inputs: &[PathBuf], limits: &Limits, sink: F) {
-    let mut w = Walker { limits, sink, archive_bytes: 0, archive_budget: 0, budget_by_ratio: false, file_bytes: 0 };
+    walk_part(inputs, limits, &mut 0, None, sink);
+}
+
+/// [`walk`], reading only the entries whose ordinal (their place in the walk: files and
+/// unreadable entries, counted from `*ordinal` on, across `inputs`) lies in `select`;
+/// `*ordinal` is advanced past the entries walked. This is how a part of the corpus is
+/// read alone (the Spark map side): the parts of one walk, read in order, give exactly
+/// the items of the whole walk.
+pub fn walk_part<F: FnMut(Item)>(
+    inputs: &[PathBuf],
+    limits: &Limits,
+    ordinal: &mut u64,
+    select: Option<std::ops::Range<u64>>,
+    sink: F,
+) {
+    let mut w = Walker {
+        limits,
+        sink,
+        archive_bytes: 0,
+        archive_budget: 0,
+        budget_by_ratio: false,
+        file_bytes: 0,
+        ordinal: *ordinal,
+        select,
+    };
     for input in inputs {
         w.walk_path(input);
     }
+    *ordinal = w.ordinal;
+}
+
+/// The entries of a walk of `inputs` in walk order (the ordinals of [`walk_part`]), each
+/// with its size on disk (0 for an entry that cannot be read), without reading them.
+pub fn list_entries(inputs: &[PathBuf]) -> Vec<u64> {
+    let mut sizes = Vec::new();
+    for input in inputs {
+        for entry in walkdir::WalkDir::new(input).follow_links(true).sort_by_file_name() {
+            match entry {
+                Ok(e) if e.file_type().is_dir() => {}
+                Ok(e) => sizes.push(std::fs::metadata(e.path()).map_or(0, |m| m.len())),
+                Err(_) => sizes.push(0),
+            }
+        }
+    }
+    sizes
 }
 
 impl<'a, F: FnMut(Item)> Walker<'a, F> {
     fn walk_path(&mut self, input: &Path) {
         let wd = walkdir::WalkDir::new(input).follow_links(true).sort_by_file_name();
         for entry in wd {
+            if entry.as_ref().is_ok_and(|e| e.file_type().is_dir()) {
+                continue;
+            }
+            self.ordinal += 1;
+            if self.select.as_ref().is_some_and(|r| !r.contains(&(self.ordinal - 1))) {
+                continue;
+            }
             match entry {
                 Ok(e) => {
-                    if e.file_type().is_dir() {
-                        continue;
-                    }
                     self.read_file(e.path());
                 }
                 Err(err) => {

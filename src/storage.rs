@@ -31,7 +31,7 @@ use rayon::prelude::*;
 pub const SCHEMA_VERSION: &str = "2";
 
 /// One finished shard.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ShardInfo {
     /// Path relative to the output folder (`games/part-00000.parquet`).
     pub path: String,
@@ -351,18 +351,7 @@ impl TableWriter {
 impl TableWriter {
     /// Swaps the staging folder in for `final_dir` (the old one moved aside, then removed).
     fn replace_folder(&self, final_dir: &Path) -> std::io::Result<()> {
-        let old = self.out.join(format!(".old-{}", self.name));
-        if final_dir.exists() {
-            if old.exists() {
-                std::fs::remove_dir_all(&old).map_err(at_path(&old))?;
-            }
-            std::fs::rename(final_dir, &old).map_err(at_path(final_dir))?;
-        }
-        std::fs::rename(&self.staging, final_dir).map_err(at_path(final_dir))?;
-        if old.exists() {
-            std::fs::remove_dir_all(&old).map_err(at_path(&old))?;
-        }
-        Ok(())
+        swap_folder(&self.out, &self.name, &self.staging, final_dir)
     }
 
     /// Moves this partition's files into `final_dir`, then removes its stale ones.
@@ -472,24 +461,101 @@ impl Shard {
 }
 
 /// Reads every shard of `out/<table>/` in name order, calling `f` per batch.
-pub fn read_table(out: &Path, table: &str, mut f: impl FnMut(RecordBatch) -> anyhow::Result<()>) -> anyhow::Result<()> {
+pub fn read_table(out: &Path, table: &str, f: impl FnMut(RecordBatch) -> anyhow::Result<()>) -> anyhow::Result<()> {
     use anyhow::Context;
     let dir = out.join(table);
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .with_context(|| format!("reading table folder {}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
-        .collect();
+    std::fs::metadata(&dir).with_context(|| format!("reading table folder {}", dir.display()))?;
+    read_parquet(&dir, true, f)
+}
+
+/// Reads the Parquet files of folder `dir` (or the one file `dir`) in name order,
+/// calling `f` per batch; with `kibo_table`, each must carry this kibo's schema version.
+/// A missing `dir` reads as empty when `kibo_table` is false: the side inputs written by
+/// another tool (Spark's outputs) have no file for an empty partition.
+pub fn read_parquet(
+    dir: &Path,
+    kibo_table: bool,
+    mut f: impl FnMut(RecordBatch) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let mut files: Vec<PathBuf> = if dir.is_file() {
+        vec![dir.to_path_buf()]
+    } else if !dir.exists() && !kibo_table {
+        Vec::new()
+    } else {
+        std::fs::read_dir(dir)
+            .with_context(|| format!("reading table folder {}", dir.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
+            .collect()
+    };
     files.sort();
     for p in files {
         let file = File::open(&p).with_context(|| format!("opening {}", p.display()))?;
         let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
             .with_context(|| format!("reading {}", p.display()))?;
-        check_schema_version(&p, builder.metadata().file_metadata().key_value_metadata())?;
+        if kibo_table {
+            check_schema_version(&p, builder.metadata().file_metadata().key_value_metadata())?;
+        }
         let reader = builder.with_batch_size(8192).build().with_context(|| format!("reading {}", p.display()))?;
         for b in reader {
             f(b.with_context(|| format!("reading {}", p.display()))?)?;
         }
+    }
+    Ok(())
+}
+
+/// Installs table `name` of `out` from shards written elsewhere (the parts of a Spark
+/// run): each `(file, new_name)` is moved into a staging folder, which then replaces
+/// `out/<name>/` whole, as [`TableWriter::finish`] does. Returns the shards' figures.
+pub fn install_table(out: &Path, name: &str, files: &[(PathBuf, String)]) -> std::io::Result<Vec<ShardInfo>> {
+    let staging = out.join(format!(".tmp-{name}"));
+    if staging.exists() {
+        std::fs::remove_dir_all(&staging).map_err(at_path(&staging))?;
+    }
+    std::fs::create_dir_all(&staging).map_err(at_path(&staging))?;
+    let mut names: Vec<&String> = Vec::new();
+    for (from, to) in files {
+        let dst = staging.join(to);
+        // A work folder on another filesystem: copy, then remove.
+        if std::fs::rename(from, &dst).is_err() {
+            std::fs::copy(from, &dst).map_err(at_path(from))?;
+            std::fs::remove_file(from).map_err(at_path(from))?;
+        }
+        names.push(to);
+    }
+    names.sort();
+    let final_dir = out.join(name);
+    swap_folder(out, name, &staging, &final_dir)?;
+    let mut infos = Vec::new();
+    for n in names {
+        let p = final_dir.join(n);
+        let file = File::open(&p).map_err(at_path(&p))?;
+        let rows = parquet::file::reader::SerializedFileReader::new(file)
+            .map(|r| parquet::file::reader::FileReader::metadata(&r).file_metadata().num_rows() as u64)
+            .map_err(parquet_at(&p))?;
+        infos.push(ShardInfo {
+            path: format!("{name}/{n}"),
+            rows,
+            bytes: std::fs::metadata(&p).map_err(at_path(&p))?.len(),
+            blake3: file_blake3(&p).map_err(at_path(&p))?,
+        });
+    }
+    Ok(infos)
+}
+
+/// Swaps `staging` in for `final_dir` (the old one moved aside, then removed).
+fn swap_folder(out: &Path, name: &str, staging: &Path, final_dir: &Path) -> std::io::Result<()> {
+    let old = out.join(format!(".old-{name}"));
+    if final_dir.exists() {
+        if old.exists() {
+            std::fs::remove_dir_all(&old).map_err(at_path(&old))?;
+        }
+        std::fs::rename(final_dir, &old).map_err(at_path(final_dir))?;
+    }
+    std::fs::rename(staging, final_dir).map_err(at_path(final_dir))?;
+    if old.exists() {
+        std::fs::remove_dir_all(&old).map_err(at_path(&old))?;
     }
     Ok(())
 }

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::config::{Config, FilterConfig, Source};
 use crate::coord::{Move, Point};
@@ -27,7 +27,7 @@ use crate::storage::{ShardInfo, TableOptions, TableWriter};
 use crate::tables::{games_batch, games_schema, rejects_batch, rejects_schema, RejectRow};
 
 /// Counts for one source (or for the whole run).
-#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct Counts {
     /// Files on disk read.
     pub files_read: u64,
@@ -48,6 +48,19 @@ pub struct Counts {
 }
 
 impl Counts {
+    /// Adds `o`'s counts.
+    pub fn add(&mut self, o: &Counts) {
+        self.files_read += o.files_read;
+        self.bytes_read += o.bytes_read;
+        self.documents += o.documents;
+        self.skipped_non_sgf += o.skipped_non_sgf;
+        self.games_found += o.games_found;
+        self.games_kept += o.games_kept;
+        self.games_rejected += o.games_rejected;
+        for (k, v) in &o.rejected_by_reason {
+            *self.rejected_by_reason.entry(k.clone()).or_default() += v;
+        }
+    }
     /// Counts one reject (any stage's).
     pub fn reject(&mut self, reason: Reject) {
         self.games_found += 1;
@@ -61,7 +74,7 @@ impl Counts {
 }
 
 /// The filter stage's report (`report.json` → `"filter"`).
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct FilterReport {
     /// Whole-run counts.
     pub total: Counts,
@@ -80,7 +93,7 @@ pub struct FilterReport {
 }
 
 /// A file on disk that was read.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct InputFile {
     /// Path as given.
     pub path: String,
@@ -91,6 +104,26 @@ pub struct InputFile {
 }
 
 impl FilterReport {
+    /// Adds the report of the next part of the corpus (the parts of a Spark run, in
+    /// walk order): counts summed, inputs and shards appended.
+    pub fn merge(&mut self, o: FilterReport) {
+        self.total.add(&o.total);
+        for (k, c) in &o.by_source {
+            self.by_source.entry(k.clone()).or_default().add(c);
+        }
+        for (k, v) in o.quirks {
+            *self.quirks.entry(k).or_default() += v;
+        }
+        for (k, v) in o.charsets {
+            *self.charsets.entry(k).or_default() += v;
+        }
+        for (k, v) in o.inputs {
+            self.inputs.entry(k).or_default().extend(v);
+        }
+        self.games_shards.extend(o.games_shards);
+        self.rejects_shards.extend(o.rejects_shards);
+    }
+
     /// True when some input could not be read (exit code 1).
     pub fn had_unreadable(&self) -> bool {
         self.total.rejected_by_reason.contains_key(Reject::UnreadableFile.as_str())
@@ -115,6 +148,18 @@ pub fn run(
     cfg: &Config,
     sources: &[Source],
     out: &Path,
+    progress: &crate::progress::Progress,
+) -> anyhow::Result<FilterReport> {
+    run_part(cfg, sources, out, None, progress)
+}
+
+/// [`run`] over the entries of the walk whose ordinals lie in `select`
+/// ([`input::walk_part`]; `None`: all): one part of the corpus.
+pub fn run_part(
+    cfg: &Config,
+    sources: &[Source],
+    out: &Path,
+    select: Option<std::ops::Range<u64>>,
     progress: &crate::progress::Progress,
 ) -> anyhow::Result<FilterReport> {
     crate::storage::clean_stale(out)?;
@@ -185,10 +230,11 @@ pub fn run(
         Ok(())
     };
 
+    let mut ordinal = 0u64;
     for (si, source) in sources.iter().enumerate() {
         let mut err: Option<anyhow::Error> = None;
         let paths: Vec<PathBuf> = vec![source.path.clone()];
-        input::walk(&paths, &cfg.limits, |item| {
+        input::walk_part(&paths, &cfg.limits, &mut ordinal, select.clone(), |item| {
             if err.is_some() {
                 return;
             }

@@ -1,7 +1,9 @@
 //! Pipeline stages. Each has a `run` that reads its inputs from the output folder
 //! (or the archives) and writes its tables atomically.
+pub mod card;
 pub mod filter;
 pub mod inspect;
+pub mod part;
 pub mod report;
 pub mod sample;
 pub mod split;

@@ -120,3 +120,10 @@ pub fn write_split(out: &Path, cfg: &Config, r: &SplitReport) -> anyhow::Result<
     manifest["tables"]["split_rejects"] = table(&r.reject_shards);
     save(out, "manifest.json", &manifest)
 }
+
+/// Sets section `name` of `report.json` to `v` (the Spark job's figures).
+pub fn write_section(out: &Path, name: &str, v: &Value) -> anyhow::Result<()> {
+    let mut report = load(out, "report.json");
+    report[name] = v.clone();
+    save(out, "report.json", &report)
+}

@@ -164,7 +164,7 @@ pub fn run(cfg: &Config, out: &Path, quiet: bool) -> anyhow::Result<SplitReport>
             (passes::Tally::default(), None, None)
         } else {
             let mut index = DedupIndex::new(memory.dedup_index, &spill_dir);
-            let tally = passes::position_keys(out, &dups, sc, seed, &mut index, &progress)?;
+            let tally = passes::position_keys(out, &dups, sc, seed, &mut |o| index.push(o), &progress)?;
             let (cursor, stats) = passes::dedup(index)?;
             (tally, Some(cursor), Some(stats))
         };

@@ -115,8 +115,7 @@ pub fn duplicate_games(out: &Path, memory: usize, spill_dir: &Path) -> anyhow::R
                 Some(_) => {}
                 None => {
                     let orig = first_copy.get(&g.game_id).expect("invariant: the first copy comes first");
-                    d.skip.insert(row);
-                    d.rejects.push(RejectRow::of_game(g, Reject::DuplicateGame, format!("same game as {orig}"), None));
+                    d.skip(g, row, orig);
                 }
             }
         }
@@ -125,8 +124,34 @@ pub fn duplicate_games(out: &Path, memory: usize, spill_dir: &Path) -> anyhow::R
     Ok(d)
 }
 
+impl Duplicates {
+    /// Skips table row `row` (game `g`), a copy of the game at location `orig`.
+    fn skip(&mut self, g: &GameRow, row: u64, orig: &str) {
+        self.skip.insert(row);
+        self.rejects.push(RejectRow::of_game(g, Reject::DuplicateGame, format!("same game as {orig}"), None));
+    }
+}
+
+/// Pass 1 computed elsewhere (Spark): `copies` maps the table rows of `out`'s games that
+/// repeat an earlier game to the location of its first copy.
+pub fn duplicates_from(out: &Path, copies: &HashMap<u64, String>) -> anyhow::Result<Duplicates> {
+    let mut d = Duplicates::default();
+    for_each_chunk(out, |chunk, first| {
+        for (g, row) in chunk.iter().zip(first..) {
+            if let Some(orig) = copies.get(&row) {
+                d.skip(g, row, orig);
+            }
+        }
+        d.games += chunk.len() as u64;
+        Ok(())
+    })?;
+    d.stats.observations = d.games;
+    d.stats.unique_positions = d.games - d.skip.len() as u64;
+    Ok(d)
+}
+
 /// What the replay of the games gave: counts and the games it refused.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Tally {
     /// Games replayed (not duplicates).
     pub games_in: u64,
@@ -140,7 +165,9 @@ pub struct Tally {
     pub games_with_consecutive_moves: u64,
     /// Moves not written, by sampling option.
     pub dropped: BTreeMap<String, u64>,
-    /// Games refused by the replay, in table order.
+    /// Games refused by the replay, in table order (written to the rejects table, not
+    /// serialized with the counts).
+    #[serde(skip)]
     pub rejects: Vec<RejectRow>,
 }
 
@@ -191,14 +218,14 @@ fn replay_chunk(
         .collect()
 }
 
-/// Pass 2: every sample's dedup key, row and move into a [`DedupIndex`] (memory
-/// `memory` bytes, then spilled under `spill_dir`), and the tally of the replay.
+/// Pass 2: every sample's dedup key, row and move to `index` (a [`DedupIndex`], or the
+/// keys table of the map/reduce form), and the tally of the replay.
 pub fn position_keys(
     out: &Path,
     dups: &Duplicates,
     sc: &SplitConfig,
     seed: u64,
-    index: &mut DedupIndex,
+    index: &mut dyn FnMut(Obs) -> std::io::Result<()>,
     progress: &Progress,
 ) -> anyhow::Result<Tally> {
     let symmetry = sc.dedup == DedupMode::Symmetry;
@@ -215,7 +242,7 @@ pub fn position_keys(
                 let s = &s.samples;
                 for i in 0..s.len() {
                     let mv = if symmetry { symmetry_index(s.move_index(i), s.symmetry(i)) } else { s.move_index(i) };
-                    index.push(Obs { key: s.key(i), row, mv })?;
+                    index(Obs { key: s.key(i), row, mv })?;
                     row += 1;
                 }
             }
@@ -228,7 +255,7 @@ pub fn position_keys(
 }
 
 /// Pass 4's output.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Written {
     /// Samples written.
     pub samples: u64,
