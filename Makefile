@@ -16,7 +16,7 @@ KGS    ?= $(SHARED)/dev/kgs-2001-archive
 INPUT_FLAGS := $(foreach i,$(INPUT),--input $(i))
 THREAD_FLAGS := $(if $(THREADS),--threads $(THREADS),)
 
-.PHONY: bench-scale lint debs fuzz all build run filter split sample stats test test-rust test-polars test-python bench venv clean
+.PHONY: spark spark-check bench-spark bench-scale lint debs fuzz all build run filter split sample stats test test-rust test-polars test-python bench venv clean
 
 all: build
 
@@ -45,9 +45,9 @@ stats:
 	CARGO_TARGET_DIR=$(CARGO_TARGET_DIR)/query $(CARGO) build --release --features query --bin kibo
 	$(KIBO_QUERY) stats --out $(OUT) --pipeline $(PIPELINE)
 
-## Debian packages the tests need (headless Chromium for the review page). Installed
+## Debian packages the tests need (headless Chromium for the review page, Java 17 for Spark). Installed
 ## once per machine (root; `apt-get update` first); a stamp under the venv marks it done.
-DEBS := chromium
+DEBS := chromium openjdk-17-jre-headless
 $(VENV)/.debs: Makefile
 	@mkdir -p $(VENV)
 	@missing=$$(for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -58,6 +58,21 @@ $(VENV)/.debs: Makefile
 	touch $@
 
 debs: $(VENV)/.debs
+
+## The same dataset built on Apache Spark (PySpark, local mode by default; on a cluster
+## see docs/distributed.md): make spark INPUT=PATH OUT=DIR [SPARK_MASTER=local[2]] [PIPELINE=FILE].
+SPARK_MASTER ?= local[2]
+PYSPARK := PYSPARK_PYTHON=$(abspath $(PY)) PYSPARK_DRIVER_PYTHON=$(abspath $(PY))
+spark: build venv debs
+	$(PYSPARK) $(PY) dist/spark/kibo_spark.py --kibo $(KIBO) $(INPUT_FLAGS) --out $(OUT) --pipeline $(PIPELINE) --master '$(SPARK_MASTER)' $(SPARK_FLAGS)
+
+## make spark, then `kibo run` of the same pipeline into OUT-one, and the comparison of
+## the two datasets (every table, the report's counts, the card), with wall times.
+spark-check: build venv debs
+	@rm -rf $(OUT) $(OUT)-one
+	@TIMEFORMAT="make spark: %R s wall"; time $(MAKE) --no-print-directory spark
+	@TIMEFORMAT="kibo run:   %R s wall"; time $(KIBO) run $(INPUT_FLAGS) --out $(OUT)-one --pipeline $(PIPELINE) -q
+	$(PY) dist/spark/compare.py $(OUT)-one $(OUT)
 
 ## Python venv for the query / oracle tests (polars, pyarrow, sgfmill, pytest).
 $(VENV)/.ok: tests/python/requirements.txt

@@ -82,7 +82,8 @@ def run_kibo(argv, kill_when=None):
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if p.returncode not in (0, 1):
         how = f"killed by signal {-p.returncode}" if p.returncode < 0 else f"exit {p.returncode}"
-        raise RuntimeError(f"{' '.join(argv[:3])} {argv[-1] if argv else ''}: {how}\n{err.decode(errors='replace')[-3000:]}")
+        part = argv[argv.index("--part") + 1] if "--part" in argv else "-"
+        raise RuntimeError(f"kibo part {argv[2]} (part {part}): {how}\n{err.decode(errors='replace')[-3000:]}")
     return p.returncode, cpu, out.decode()
 
 
