@@ -432,9 +432,11 @@ fn part(c: PartCmd) -> anyhow::Result<i32> {
     let dir = p::part_dir(&a.work, a.part);
     let load_plan = || -> anyhow::Result<p::Plan> {
         let f = a.work.join("plan.json");
-        let bytes =
-            std::fs::read(&f).with_context(|| format!("reading {} (run `kibo part plan` first)", f.display()))?;
-        Ok(serde_json::from_slice(&bytes).with_context(|| format!("reading {}", f.display()))?)
+        let bytes = match std::fs::read(&f) {
+            Ok(b) => b,
+            Err(e) => return setup(format!("{}: {e} (run `kibo part plan` first)", f.display())),
+        };
+        serde_json::from_slice(&bytes).with_context(|| format!("reading {}", f.display()))
     };
     let progress = crate::progress::Progress::new(step, "games", None, true);
     let pool = pool(r.cfg.pipeline.threads)?;

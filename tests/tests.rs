@@ -4,6 +4,7 @@ mod util;
 mod dedup;
 mod filter;
 mod house;
+mod parts;
 mod reliability;
 mod sample;
 mod scoring;

@@ -135,3 +135,44 @@ pub fn write(out: &Path) -> anyhow::Result<()> {
     write_atomic(out, "README.md", text.as_bytes())?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn licences_are_spelled_as_the_hub_spells_them() {
+        assert_eq!(hub_licence(Some("GPL-3.0")), "gpl-3.0");
+        assert_eq!(hub_licence(Some("MIT")), "mit");
+        assert_eq!(hub_licence(None), "unknown");
+        assert_eq!(hub_licence(Some("  ")), "unknown");
+        assert_eq!(hub_licence(Some("free for research use")), "other");
+        assert_eq!(size_category(999), "n<1K");
+        assert_eq!(size_category(611_926), "100K<n<1M");
+        assert_eq!(size_category(10_000_000_000), "n>1B");
+    }
+
+    #[test]
+    fn the_card_lists_the_splits_that_have_samples_and_the_schema() {
+        let report = json!({
+            "games": {"found": 3, "kept": 2, "replayed": 2, "filter_rejects": 1, "split_rejects": 0, "line": "3 found (balanced)"},
+            "filter": {"by_source": {"a": {"games_found": 3}}},
+            "split": {"samples": 400, "samples_by_split": {"train": 390, "test": 10}},
+        });
+        let manifest = json!({
+            "schema_version": "2",
+            "pipeline": {"name": "t"},
+            "sources": [{"name": "a", "licence": "MIT", "origin": "here"}, {"name": "b", "licence": null}],
+        });
+        let card = render(&report, &manifest);
+        let header = card.split("\n---\n").next().unwrap();
+        assert!(header.contains("- split: train\n    path: samples/part-train-*.parquet"));
+        assert!(header.contains("- split: test\n    path: samples/part-test-*.parquet"));
+        assert!(!header.contains("validation"), "a split without samples is not listed");
+        assert!(header.contains("license:\n- mit\n- unknown\n"));
+        assert!(card.contains("| a | MIT | 3 | here |") && card.contains("| b | not stated | 0 |  |"));
+        assert!(card.contains("### `samples`") && card.contains("| `move_gtp` |"), "the schema is in the card");
+        assert_eq!(card, render(&report, &manifest));
+    }
+}

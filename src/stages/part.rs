@@ -413,3 +413,69 @@ fn split_report(
     report.accounting = SampleAccounting::of(&report);
     report
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ranges(p: &Plan) -> Vec<(u64, u64)> {
+        p.parts.iter().map(|r| (r.first, r.end)).collect()
+    }
+
+    #[test]
+    fn parts_cover_the_walk_in_order_with_about_equal_bytes() {
+        let p = plan_sizes(&[10, 10, 10, 10, 10, 10, 10, 10], 4);
+        assert_eq!(ranges(&p), vec![(0, 2), (2, 4), (4, 6), (6, 8)]);
+        assert_eq!(p.parts.iter().map(|r| r.bytes).collect::<Vec<_>>(), vec![20; 4]);
+        // One large archive is a part of its own; every part keeps at least one entry.
+        let p = plan_sizes(&[1, 1000, 1, 1, 1], 3);
+        assert_eq!(ranges(&p), vec![(0, 2), (2, 3), (3, 5)]);
+        let p = plan_sizes(&[1000, 1, 1], 3);
+        assert_eq!(ranges(&p), vec![(0, 1), (1, 2), (2, 3)]);
+        // More parts than entries: one part per entry; no entries: one empty part.
+        assert_eq!(ranges(&plan_sizes(&[5, 5], 8)), vec![(0, 1), (1, 2)]);
+        assert_eq!(ranges(&plan_sizes(&[], 4)), vec![(0, 0)]);
+        assert_eq!(ranges(&plan_sizes(&[0, 0, 0], 2)), vec![(0, 2), (2, 3)]);
+        for n in 1..12 {
+            let sizes: Vec<u64> = (0..10u64).map(|i| (i * 37) % 11).collect();
+            let p = plan_sizes(&sizes, n);
+            assert_eq!(p.parts.len(), n.min(10));
+            assert_eq!(p.parts.first().unwrap().first, 0);
+            assert_eq!(p.parts.last().unwrap().end, 10);
+            for w in p.parts.windows(2) {
+                assert_eq!(w[0].end, w[1].first);
+                assert!(w[0].first < w[0].end, "{n}: {:?}", p.parts);
+            }
+            assert_eq!(p.parts.iter().map(|r| r.bytes).sum::<u64>(), sizes.iter().sum::<u64>());
+        }
+    }
+
+    #[test]
+    fn whole_table_names_sort_in_canonical_order() {
+        assert_eq!(whole_name("part-train-00000.parquet", 3), "part-train-00003-00000.parquet");
+        assert_eq!(whole_name("part-00001.parquet", 12), "part-00012-00001.parquet");
+        assert_eq!(whole_name("part-split-00000.parquet", 0), "part-split-00000-00000.parquet");
+        let mut names = vec![
+            whole_name("part-train-00001.parquet", 0),
+            whole_name("part-train-00000.parquet", 1),
+            whole_name("part-train-00000.parquet", 0),
+        ];
+        names.sort();
+        assert_eq!(
+            names,
+            ["part-train-00000-00000.parquet", "part-train-00000-00001.parquet", "part-train-00001-00000.parquet"]
+        );
+    }
+
+    #[test]
+    fn a_cursor_from_rows_answers_like_the_index() {
+        let mut c = KeptCursor::from_rows(vec![(7, [7; 16], 2, vec![(3, 1), (5, 1)]), (2, [2; 16], 1, vec![(9, 1)])]);
+        assert!(c.get(0).unwrap().is_none());
+        let k = c.get(2).unwrap().unwrap();
+        assert_eq!((k.row, k.count, k.dist), (2, 1, &[(9u16, 1u32)][..]));
+        assert!(c.get(5).unwrap().is_none());
+        let k = c.get(7).unwrap().unwrap();
+        assert_eq!((k.key, k.count, k.dist), ([7; 16], 2, &[(3u16, 1u32), (5, 1)][..]));
+        assert!(c.get(8).unwrap().is_none());
+    }
+}
