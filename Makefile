@@ -74,6 +74,13 @@ spark-check: build venv debs
 	@TIMEFORMAT="kibo run:   %R s wall"; time $(KIBO) run $(INPUT_FLAGS) --out $(OUT)-one --pipeline $(PIPELINE) -q
 	$(PY) dist/spark/compare.py $(OUT)-one $(OUT)
 
+## Spark local mode beside `kibo run` on the same corpus (the dev corpus, and the 10^7
+## bench-scale corpus when `make bench-scale` has built it): wall, samples/s, CPU-s per
+## million samples, shuffle bytes. SPARK_BENCH to choose corpora (pipeline files or folders).
+SPARK_BENCH ?= pipelines/dev.toml $(wildcard /tmp/kibo-scale/1e7/files)
+bench-spark: build venv debs
+	$(PY) bench/spark.py $(KIBO) --master '$(SPARK_MASTER)' $(SPARK_BENCH)
+
 ## Python venv for the query / oracle tests (polars, pyarrow, sgfmill, pytest).
 $(VENV)/.ok: tests/python/requirements.txt
 	python3 -m venv $(VENV)

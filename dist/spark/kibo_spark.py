@@ -151,6 +151,35 @@ class Metrics:
         return out
 
 
+def tree_cpu_seconds(root):
+    """CPU seconds (user + system) of process `root` and every descendant alive now,
+    with the children each has reaped (Linux /proc): the JVM, its Python workers and,
+    through them, the kibo processes. None where /proc cannot be read."""
+    tick = os.sysconf("SC_CLK_TCK")
+    procs = {}
+    try:
+        for d in os.listdir("/proc"):
+            if not d.isdigit():
+                continue
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            # After the name: state ppid ... utime(14) stime(15) cutime(16) cstime(17).
+            procs[int(d)] = (int(fields[1]), sum(int(x) for x in fields[11:15]))
+    except OSError:
+        return None
+    if root not in procs:
+        return None
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        total += procs[pid][1]
+        todo += [c for c, (ppid, _) in procs.items() if ppid == pid]
+    return total / tick
+
+
 def with_retries(master):
     """local[N] runs each task once; give it the cluster default of 4 attempts per task
     (spark.task.maxFailures), so a task that dies is retried as on a cluster."""
@@ -250,6 +279,12 @@ def main(argv=None):
         "steps": {s: dict((metrics or {}).get(s, {}), seconds=round(timings[s], 3),
                           **({"kibo_cpu_s": round(cpu[s], 3)} if s in cpu else {})) for s in timings},
     }
+    jvm = getattr(getattr(sc, "_gateway", None), "proc", None)
+    jvm_cpu = tree_cpu_seconds(jvm.pid) if jvm is not None else None
+    if jvm_cpu is not None:
+        import resource
+        me = resource.getrusage(resource.RUSAGE_SELF)
+        figures["cpu_s_local"] = round(jvm_cpu + me.ru_utime + me.ru_stime, 2)
     if metrics:
         figures["map_tasks"] = sum(metrics[s]["tasks"] for s in ("filter", "keys", "write") if s in metrics)
         figures["shuffle_write_bytes"] = sum(m["shuffle_write_bytes"] for m in metrics.values())
@@ -259,12 +294,14 @@ def main(argv=None):
         json.dump(figures, f, indent=1)
     t0 = time.time()
     run_kibo(kibo_argv(a, "finish", work, extra=["--spark", spark_json]))
-    figures["finish_s"] = time.time() - t0
     wall = time.time() - t_start
+    finish_s = time.time() - t0
     with open(os.path.join(out, "report.json")) as f:
         samples = json.load(f)["split"]["samples"]
-    print(f"kibo-spark: {samples} samples in {wall:.1f}s wall ({samples / max(wall, 1e-9):.0f} samples/s), "
-          f"{len(ks)} parts, master {figures['master']}", file=sys.stderr)
+    cpu_all = figures.get("cpu_s_local")
+    cpu_text = f", {cpu_all:.1f} CPU-s on this machine ({cpu_all / max(samples, 1) * 1e6:.2f} CPU-s per million samples)" if cpu_all else ""
+    print(f"kibo-spark: {samples} samples in {wall:.1f}s wall ({samples / max(wall, 1e-9):.0f} samples/s){cpu_text}, "
+          f"{len(ks)} parts, master {figures['master']}; finish {finish_s:.1f}s", file=sys.stderr)
     for s, m in figures["steps"].items():
         print(f"kibo-spark:   {s:7} {m['seconds']:7.1f}s  tasks {m.get('tasks', '?'):>3}  attempts "
               f"{m.get('task_attempts', '?'):>3}  shuffle {m.get('shuffle_write_bytes', 0) / 1e6:8.1f} MB", file=sys.stderr)
