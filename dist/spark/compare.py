@@ -13,7 +13,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-# Rows are sorted by these columns, then by every other column (ties broken whole).
+# Rows are sorted by these columns: unique in samples (a game id is in the table once,
+# duplicate games being rejects, and has one row per move) and in games; rejects are
+# then sorted by every other scalar column too (ties broken whole).
 SORT = {
     "samples": ["position_hash", "game_id", "move_number"],
     "games": ["game_id", "source_file", "member", "game_index"],
@@ -30,35 +32,64 @@ REPORT_KEYS = [
 ]
 
 
-def read(out, table):
-    files = sorted((pathlib.Path(out) / table).glob("*.parquet"))
-    parts = [pq.read_table(f) for f in files]
-    t = pa.concat_tables(parts) if parts else None
+def files(out, table):
+    return sorted((pathlib.Path(out) / table).glob("*.parquet"))
+
+
+def read(out, table, columns=None, wide=False):
+    """The table's rows (its shards in name order); `wide`: with 64-bit offsets, each
+    shard widened as it is read."""
+    parts = []
+    for f in files(out, table):
+        t = pq.read_table(f, columns=columns)
+        if wide:
+            t = pa.table([c.cast(widen(c.type)) for c in t.columns], names=t.column_names)
+        parts.append(t)
+    return pa.concat_tables(parts) if parts else None
+
+
+def schema_of(out, table):
+    fs = files(out, table)
+    return pq.read_schema(fs[0]) if fs else None
+
+
+def widen(t):
+    """The same type with 64-bit offsets (a column of millions of boards is over 2 GiB)."""
+    if pa.types.is_binary(t):
+        return pa.large_binary()
+    if pa.types.is_string(t):
+        return pa.large_string()
+    if pa.types.is_list(t):
+        return pa.large_list(widen(t.value_type))
     return t
 
 
-def sortable(t):
-    """Columns a sort can use (lists and binaries of lists cannot be sort keys)."""
-    return [n for n in t.column_names if not pa.types.is_list(t.schema.field(n).type)]
+def order(out, table, schema):
+    """Row order sorting `table` canonically by its key columns (SORT)."""
+    keys = [k for k in SORT[table] if k in schema.names]
+    if table == "rejects":
+        scalar = [n for n in schema.names if not pa.types.is_list(schema.field(n).type)]
+        keys += [k for k in scalar if k not in keys]
+    t = read(out, table, keys, wide=True)
+    return pc.sort_indices(t, sort_keys=[(k, "ascending") for k in keys])
 
 
-def canonical(t, table):
-    t = t.combine_chunks()
-    keys = [k for k in SORT[table] if k in t.column_names]
-    keys += [k for k in sortable(t) if k not in keys]
-    idx = pc.sort_indices(t, sort_keys=[(k, "ascending") for k in keys])
-    return t.take(idx)
+BLOCK = 1 << 20
 
 
-def first_difference(a, b):
-    for name in a.column_names:
-        ca, cb = a.column(name), b.column(name)
-        if not ca.equals(cb):
-            for i in range(len(ca)):
-                if ca[i] != cb[i]:
-                    return f"column {name!r}, sorted row {i}: {ca[i]} != {cb[i]}"
-            return f"column {name!r} differs"
-    return "tables differ"
+def compare_table(one, two, table, schema):
+    """None if equal, else the first difference: one column at a time, in blocks of
+    sorted rows, so memory is about one column of each table."""
+    ia, ib = order(one, table, schema), order(two, table, schema)
+    for name in schema.names:
+        ca, cb = (read(d, table, [name], wide=True).column(0) for d in (one, two))
+        for start in range(0, len(ia), BLOCK):
+            xa = ca.take(ia[start:start + BLOCK]).combine_chunks()
+            xb = cb.take(ib[start:start + BLOCK]).combine_chunks()
+            if not xa.equals(xb):
+                i = next(j for j in range(len(xa)) if xa[j] != xb[j])
+                return f"column {name!r}, sorted row {start + i}: {xa[i]} != {xb[i]}"
+    return None
 
 
 def dig(v, path):
@@ -71,25 +102,19 @@ def compare(one, two, out=sys.stdout):
     """Returns the list of differences (empty: equal); prints one line per table."""
     problems = []
     for table in ("samples", "games", "rejects"):
-        a, b = read(one, table), read(two, table)
+        a, b = schema_of(one, table), schema_of(two, table)
         if a is None or b is None:
             problems.append(f"{table}: missing in {'first' if a is None else 'second'} folder")
             continue
-        if a.schema != b.schema:
-            problems.append(f"{table}: schemas differ:\n{a.schema}\n---\n{b.schema}")
+        if a != b or a.metadata != b.metadata:
+            problems.append(f"{table}: schemas differ:\n{a}\n---\n{b}")
             continue
-        if a.schema.metadata != b.schema.metadata:
-            problems.append(f"{table}: schema metadata differs")
-        ok = a.num_rows == b.num_rows
-        why = f"{a.num_rows} rows != {b.num_rows} rows"
-        if ok:
-            ca, cb = canonical(a, table), canonical(b, table)
-            ok = ca.equals(cb)
-            why = "" if ok else first_difference(ca, cb)
-        files = (len(list((pathlib.Path(one) / table).glob("*.parquet"))), len(list((pathlib.Path(two) / table).glob("*.parquet"))))
-        print(f"{table:8} {a.num_rows:>9} rows, {a.num_columns:>2} columns, shards {files[0]:>3} vs {files[1]:>3}: "
-              f"{'EQUAL' if ok else 'DIFFERENT: ' + why}", file=out)
-        if not ok:
+        na, nb = (sum(pq.read_metadata(f).num_rows for f in files(d, table)) for d in (one, two))
+        why = f"{na} rows != {nb} rows" if na != nb else compare_table(one, two, table, a)
+        shards = (len(files(one, table)), len(files(two, table)))
+        print(f"{table:8} {na:>9} rows, {len(a.names):>2} columns, shards {shards[0]:>3} vs {shards[1]:>3}: "
+              f"{'EQUAL' if why is None else 'DIFFERENT: ' + why}", file=out)
+        if why is not None:
             problems.append(f"{table}: {why}")
     ra, rb = (json.loads((pathlib.Path(d) / "report.json").read_text()) for d in (one, two))
     bad = [".".join(k) for k in REPORT_KEYS if dig(ra, k) != dig(rb, k)]

@@ -201,19 +201,27 @@ def main(argv=None):
     t_start = time.time()
 
     from pyspark.sql import SparkSession, Window, functions as F
+    from pyspark import SparkConf, SparkFiles
     builder = SparkSession.builder.appName("kibo")
     master = args.master or os.environ.get("SPARK_MASTER")
+    if not master and not SparkConf().contains("spark.master"):  # not under spark-submit
+        master = "local[2]"
     if master:
         builder = builder.master(with_retries(master))
-    elif "spark.master" not in os.environ.get("PYSPARK_SUBMIT_ARGS", ""):
-        builder = builder.master(with_retries("local[2]"))
+    if (master or "").startswith("local"):
+        # Local mode: few shuffle partitions (the default 200 is for clusters). On a
+        # cluster, spark-submit's --conf settings are left as they are.
+        builder = builder.config("spark.sql.shuffle.partitions", "8")
     spark = (builder.config("spark.task.cpus", str(args.threads))
-             .config("spark.sql.shuffle.partitions", os.environ.get("KIBO_SPARK_SHUFFLE_PARTITIONS", "8"))
              .config("spark.ui.showConsoleProgress", "false")
+             # kibo reads Spark's outputs (dups, kept); it reads zstd, not snappy.
              .config("spark.sql.parquet.compression.codec", "zstd")
              .getOrCreate())
     sc = spark.sparkContext
     sc.setLogLevel("ERROR")
+    if not os.path.exists(a["kibo"]):  # shipped with --files: the driver's copy
+        a["kibo"] = SparkFiles.get(os.path.basename(a["kibo"])) if os.path.exists(
+            SparkFiles.get(os.path.basename(a["kibo"]))) else a["kibo"]
 
     def done(step):
         return os.path.join(work, f"done-{step}")

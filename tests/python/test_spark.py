@@ -127,3 +127,23 @@ def test_card_loads_with_datasets_and_polars(built, tmp_path):
     assert d["train"][0]["move_gtp"]
     n = pl.scan_parquet(str(two / "samples" / "*.parquet")).select(pl.len()).collect().item()
     assert n == report["split"]["samples"]
+
+
+def test_comparison_sees_one_changed_value(built, tmp_path):
+    """One value changed in one row of one shard is found, and named."""
+    import shutil
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    two = built[1]["exact"][1]
+    copy = tmp_path / "changed"
+    shutil.copytree(two, copy)
+    shard = sorted((copy / "samples").glob("part-train-*.parquet"))[1]
+    t = pq.read_table(shard)
+    moves = t.column("move_number").to_pylist()
+    moves[len(moves) // 2] += 1
+    t = t.set_column(t.schema.get_field_index("move_number"), t.schema.field("move_number"), pa.array(moves, pa.uint16()))
+    pq.write_table(t, shard)
+    problems = compare.compare(built[1]["exact"][0], copy)
+    assert any(p.startswith("samples") for p in problems), problems
