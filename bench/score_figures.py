@@ -14,6 +14,7 @@ rules, komi, RE, counted margin, and the breakdown columns when the table has th
 """
 import argparse
 import json
+import re
 import os
 import pathlib
 import subprocess
@@ -47,7 +48,9 @@ def figures(rows):
     reasons = {}
     for r in scored:
         if r["score_check"] == "undecided":
-            why = r.get("score_undecided_reason") or "?"
+            why = r.get("score_reason") or "?"
+            kinds = sorted(set(re.findall(r"stones?, ([a-z ]+) \d+%\)", why)))
+            why = " + ".join(kinds) if kinds else ("no winner" if "no winner" in why else "undecided points")
             reasons[why] = reasons.get(why, 0) + 1
     return {
         "counted": len(counted),

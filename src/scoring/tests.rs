@@ -307,7 +307,8 @@ fn territory_and_area_count_of_a_finished_position() {
     let k = count(&b, &own, RuleSet::Korean, 6.5, 0, 0, 0);
     assert_eq!((k.black, k.white, k.margin, k.undecided_points), (152.0, 160.5, -8.5, 0));
     let j = count(&b, &own, RuleSet::Japanese, 6.5, 0, 0, 0);
-    assert_eq!(j, k);
+    assert_eq!((j.black, j.white, j.margin, j.territory, j.dead), (k.black, k.white, k.margin, k.territory, k.dead));
+    assert_eq!((k.territory, k.dead, k.prisoners, k.komi), ([151, 152], [2, 1], [0, 0], 6.5), "the breakdown");
     // Prisoners taken during the game are added under territory rules only.
     let kp = count(&b, &own, RuleSet::Korean, 6.5, 3, 1, 0);
     assert_eq!((kp.black, kp.white), (155.0, 161.5));
@@ -315,7 +316,8 @@ fn territory_and_area_count_of_a_finished_position() {
     // Chinese: Black 20 stones + 151; White 19 stones + 152 + komi 7.5.
     let c = count(&b, &own, RuleSet::Chinese, 7.5, 0, 0, 0);
     assert_eq!((c.black, c.white, c.margin), (171.0, 178.5, -7.5));
-    assert_eq!(count(&b, &own, RuleSet::Chinese, 7.5, 3, 1, 0), c, "area ignores prisoners");
+    assert_eq!(count(&b, &own, RuleSet::Chinese, 7.5, 3, 1, 0).margin, c.margin, "area ignores prisoners");
+    assert_eq!((c.stones, c.territory), ([20, 19], [151, 152]));
 
     // RULES §4: area_diff = territory_diff + (n_B − n_W), komi left out.
     let t0 = count(&b, &own, RuleSet::Korean, 0.0, 0, 0, 0);
@@ -556,7 +558,19 @@ fn markup_edge_cases() {
 // ---------------------------------------------------------------- check_result
 
 fn score(margin: f32, undecided: u32) -> Score {
-    Score { black: margin.max(0.0), white: (-margin).max(0.0), margin, undecided_points: undecided }
+    Score {
+        rules: RuleSet::Korean,
+        komi: 0.0,
+        bonus: 0.0,
+        territory: [0; 2],
+        prisoners: [0; 2],
+        dead: [0; 2],
+        stones: [0; 2],
+        black: margin.max(0.0),
+        white: (-margin).max(0.0),
+        margin,
+        undecided_points: undecided,
+    }
 }
 
 #[test]
