@@ -45,9 +45,10 @@ stats:
 	CARGO_TARGET_DIR=$(CARGO_TARGET_DIR)/query $(CARGO) build --release --features query --bin kibo
 	$(KIBO_QUERY) stats --out $(OUT) --pipeline $(PIPELINE)
 
-## Debian packages the tests need (headless Chromium for the review page). Installed
+## Debian packages the tests need (headless Chromium for the review page, GNU Go for
+## tests/python/test_gnugo_scoring.py). Installed
 ## once per machine (root; `apt-get update` first); a stamp under the venv marks it done.
-DEBS := chromium
+DEBS := chromium gnugo
 $(VENV)/.debs: Makefile
 	@mkdir -p $(VENV)
 	@missing=$$(for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \

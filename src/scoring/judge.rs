@@ -166,6 +166,12 @@ pub fn judge(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: Color
             };
         }
     }
+    for c in open_ko_chains(board, &pos, &ch) {
+        if status[c] != ChainStatus::Dead || ch.points(c).len() > 1 {
+            status[c] = ChainStatus::Unsettled;
+            why[c] = "open ko";
+        }
+    }
     let seki = find_seki(&pos, &ch, &mut status);
     let dead: Vec<bool> = status.iter().map(|s| *s == ChainStatus::Dead).collect();
     let alive: Vec<bool> = status.iter().map(|s| matches!(s, ChainStatus::Alive | ChainStatus::Seki)).collect();
@@ -210,6 +216,31 @@ fn markup_dead_chains(pos: &Pos, ch: &Chains, tb: &[Point], tw: &[Point]) -> Vec
         }
     }
     dead
+}
+
+/// The chains at stake in a ko left open at the end: for every single stone in atari
+/// whose capture would be a ko capture (the capturing stone alone, in atari, taking one
+/// stone), that stone and every chain of either colour next to the two points of the
+/// ko with at most two liberties.
+fn open_ko_chains(board: &Board, pos: &Pos, ch: &Chains) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut libs = Vec::new();
+    for i in (0..NN).filter(|&i| pos.on[i] && pos.cells[i] != EMPTY) {
+        let Some(at) = Point::from_index(i as u16) else { continue };
+        if board.chain_size(at) != 1 || !is_ko_stone(board, at) {
+            continue;
+        }
+        board.chain_liberty_points(at, &mut libs);
+        let k = libs[0].index() as usize;
+        for q in [i, k].into_iter().flat_map(|x| pos.adj(x).chain(std::iter::once(x))) {
+            let Some(c) = ch.of(q) else { continue };
+            let Some(qp) = Point::from_index(q as u16) else { continue };
+            if (q == i || board.chain_liberties(qp) <= 2) && !out.contains(&c) {
+                out.push(c);
+            }
+        }
+    }
+    out
 }
 
 /// A single stone in atari that the opponent may capture at once, and that could be

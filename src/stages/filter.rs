@@ -408,6 +408,20 @@ fn process(item: &Item, source: &Source, filter: &Filter, limits: sgf::ParseLimi
 /// even, 0.5 handicap), and only then compares with `RE`. `None` for games that did not
 /// end by counting; `undecided` without a margin when the game cannot be replayed.
 pub fn score_game(g: &GameRow, tb: &[Point], tw: &[Point], komi_override: Option<f32>) -> Option<ScoreVerdict> {
+    count_game(g, tb, tw, komi_override).map(|c| c.verdict)
+}
+
+/// What [`count_game`] found: the verdict, and the final position with its judgement
+/// (`None` when the game cannot be replayed).
+pub struct Counted {
+    /// The verdict written to the games table.
+    pub verdict: ScoreVerdict,
+    /// The final position and the dead stones, seki and territory decided on it.
+    pub end: Option<(crate::engine::Board, crate::scoring::Judgement)>,
+}
+
+/// [`score_game`], keeping the final position and its judgement (for `kibo score`).
+pub fn count_game(g: &GameRow, tb: &[Point], tw: &[Point], komi_override: Option<f32>) -> Option<Counted> {
     use crate::engine::{Color, Rules};
     use crate::scoring::{check_result, count, default_komi, judge, undecided_reason};
     let n = g.moves.len();
@@ -422,12 +436,13 @@ pub fn score_game(g: &GameRow, tb: &[Point], tw: &[Point], komi_override: Option
     let rules =
         ReplayRules { rules: Rules { multi_stone_suicide: true }, allow_consecutive_moves: true, ..Default::default() };
     let Ok(end) = replay(g, &rules, &mut ()) else {
-        return Some(ScoreVerdict {
+        let verdict = ScoreVerdict {
             check: ScoreCheck::Undecided,
             counted_margin: None,
             count: None,
             reason: Some("the main line cannot be replayed".into()),
-        });
+        };
+        return Some(Counted { verdict, end: None });
     };
     let b = &end.board;
     let markup = (!tb.is_empty() || !tw.is_empty()).then_some((tb, tw));
@@ -447,10 +462,11 @@ pub fn score_game(g: &GameRow, tb: &[Point], tw: &[Point], komi_override: Option
     let winner = g.meta.winner.map(|w| w == Color::Black);
     let recorded = if scored { g.meta.margin } else { None };
     let check = check_result(&score, winner, recorded);
-    Some(ScoreVerdict {
+    let verdict = ScoreVerdict {
         check,
         counted_margin: Some(score.margin),
         count: Some(score),
         reason: undecided_reason(&score, &j, check, winner),
-    })
+    };
+    Some(Counted { verdict, end: Some((end.board, j)) })
 }

@@ -4,4 +4,5 @@ pub mod filter;
 pub mod inspect;
 pub mod report;
 pub mod sample;
+pub mod score;
 pub mod split;
