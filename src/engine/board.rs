@@ -1046,9 +1046,7 @@ impl Board {
         each_adj!(loc, a => {
             let col = self.color[a];
             eye &= col == c || col == WALL;
-            if col == EMPTY {
-                add(a, &mut libs, &mut n);
-            } else if col == opp && self.libs[self.head[a] as usize] == 1 {
+            if col == EMPTY || (col == opp && self.libs[self.head[a] as usize] == 1) {
                 add(a, &mut libs, &mut n);
             } else if col == c {
                 let h = self.head[a] as usize;

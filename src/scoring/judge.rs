@@ -297,6 +297,7 @@ fn find_seki(pos: &Pos, ch: &Chains, status: &mut [ChainStatus]) -> Seki {
     }
     // The points of each seki: its stones and every empty area next to them.
     let mut seki = Seki { chain: vec![false; nch], point: [false; NN] };
+    #[allow(clippy::needless_range_loop)] // `status[c]` is written in the loop.
     for c in 0..nch {
         if status[c] != ChainStatus::Seki {
             continue;

@@ -50,7 +50,7 @@ impl PlayoutOwnership {
 /// be played every playout ends at once.
 pub fn playout_ownership(board: &Board, first: Color, playouts: u32, seed: u64) -> PlayoutOwnership {
     let mut own = PlayoutOwnership { playouts, black: [0; NN], white: [0; NN] };
-    let mut state = seed ^ 0x5eed_0f_6b69626f;
+    let mut state = seed ^ 0x005e_ed0f_6b69_626f;
     let mut empties: Vec<Point> = Vec::with_capacity(NN);
     let mut libs: Vec<Point> = Vec::with_capacity(8);
     for _ in 0..playouts {
