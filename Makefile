@@ -45,9 +45,10 @@ stats:
 	CARGO_TARGET_DIR=$(CARGO_TARGET_DIR)/query $(CARGO) build --release --features query --bin kibo
 	$(KIBO_QUERY) stats --out $(OUT) --pipeline $(PIPELINE)
 
-## Debian packages the tests need (headless Chromium for the review page, Java 17 for Spark). Installed
-## once per machine (root; `apt-get update` first); a stamp under the venv marks it done.
-DEBS := chromium openjdk-17-jre-headless
+## Debian packages the tests need (headless Chromium for the review page, Java 17 for
+## Spark, GNU Go for tests/python/test_gnugo_scoring.py). Installed once per machine
+## (root; `apt-get update` first); a stamp under the venv marks it done.
+DEBS := chromium openjdk-17-jre-headless gnugo
 $(VENV)/.debs: Makefile
 	@mkdir -p $(VENV)
 	@missing=$$(for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \

@@ -10,7 +10,8 @@
 //! figures from one run only. Nothing is asserted. On the KGS 2001 archive (2,298 games,
 //! 435k moves) the whole suite takes about 15 s on 2 cores.
 //!
-//! The benches (one iteration = one pass over the data set):
+//! The benches (one iteration = one pass over the data set; `score_game` is described
+//! beside its function):
 //!
 //! * `sgf_parse`: `sgf::read_games` (decode, parse, game records) on every document.
 //!   Read `B/s`: SGF bytes per second. (For another corpus, point `$KGS` at it, e.g.
@@ -463,4 +464,19 @@ fn parquet_write(bencher: Bencher) {
             let shards = write_samples(buf, dir.path());
             (dir, shards)
         });
+}
+
+/// The games of `ROWS` that ended by counting (what the filter stage scores).
+static COUNTED: LazyLock<Vec<&'static GameRow>> =
+    LazyLock::new(|| ROWS.iter().filter(|g| kibo::stages::filter::score_game(g, &[], &[], None).is_some()).collect());
+
+/// `score_game`: the filter stage's count of every game that ended by counting (replay,
+/// Benson and the conservative rules, 64 seeded playouts, seki, the count, the check).
+/// Read `item/s`: counted games per second (its inverse is the cost per game).
+#[divan::bench(sample_count = SAMPLES, sample_size = 1)]
+fn score_game(bencher: Bencher) {
+    let games = &*COUNTED;
+    bencher.counter(ItemsCount::new(games.len())).bench_local(|| {
+        games.iter().filter(|g| kibo::stages::filter::score_game(black_box(g), &[], &[], None).is_some()).count()
+    });
 }

@@ -32,6 +32,8 @@ enum Cmd {
     Sample(SampleArgs),
     /// Print the tactical tags of every move of one game.
     Tags(TagsArgs),
+    /// Count one game: dead stones and territory marked, the count, the recorded result.
+    Score(ScoreArgs),
     /// Summary tables of the games, rejects and samples (Polars); also DIR/stats/*.csv and stats.json.
     Stats(OutArgs),
     /// One step of the map/reduce form, run by the Spark job (docs/distributed.md).
@@ -86,6 +88,21 @@ struct TagsArgs {
     /// Game index in the file (0-based).
     #[arg(long, default_value_t = 0)]
     game: usize,
+}
+
+#[derive(Args, Debug)]
+struct ScoreArgs {
+    /// SGF file.
+    file: PathBuf,
+    /// Game index in the file (0-based).
+    #[arg(long, default_value_t = 0)]
+    game: usize,
+    /// Also draw the marked position as PNG.
+    #[arg(long)]
+    png: Option<PathBuf>,
+    /// Also draw the marked position as SVG.
+    #[arg(long)]
+    svg: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -309,6 +326,13 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                     return Err(e.into());
                 }
             }
+            Ok(Exit::Ok as i32)
+        }
+        Cmd::Score(a) => {
+            let pictures = crate::stages::score::Pictures { png: a.png.as_deref(), svg: a.svg.as_deref() };
+            let text = crate::stages::score::score_report(&a.file, a.game, pictures)
+                .map_err(|e| SetupError(format!("{e:#}")))?;
+            print!("{text}");
             Ok(Exit::Ok as i32)
         }
         Cmd::Sample(a) => {

@@ -9,7 +9,7 @@ ranks, …): the samples table takes its game columns from the same struct.
 
 use crate::color::Color;
 use crate::coord::Point;
-use crate::scoring::ScoreCheck;
+use crate::scoring::{Score, ScoreCheck};
 use crate::sgf::{GameMove, GameRecord, MidSetup, ResultKind};
 
 /// Stable content hash of a game: the first 16 bytes of blake3 over its setup, first
@@ -138,12 +138,17 @@ pub struct GameMeta {
 }
 
 /// The count of a game that ended by counting (docs/scoring.md).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ScoreVerdict {
     /// How the count compares with `RE`.
     pub check: ScoreCheck,
     /// The counted margin (black − white, komi included); `None` when nothing was counted.
     pub counted_margin: Option<f32>,
+    /// The count behind it (rules, komi, territory, prisoners, dead stones removed);
+    /// `None` when nothing was counted.
+    pub count: Option<Score>,
+    /// Why the check is `undecided` (`None` otherwise).
+    pub reason: Option<String>,
 }
 
 /// One kept game: where it came from, its metadata, its start position and main line.

@@ -27,7 +27,7 @@ use crate::color::Color;
 use crate::coord::{Move, Point};
 use crate::game::{GameId, GameMeta, GameRow, ScoreVerdict};
 use crate::reject::{Reject, Stage};
-use crate::scoring::ScoreCheck;
+use crate::scoring::{RuleSet, Score, ScoreCheck};
 use crate::sgf::{GameMove, MidSetup, ResultKind};
 
 /// One game left out, or a file that could not be read.
@@ -162,7 +162,7 @@ pub fn game_columns(rows: &[GameRow]) -> Vec<Column> {
         }
         quirks.append(true);
     }
-    vec![
+    let mut cols = vec![
         utf8("game_id", false, ids.iter().map(|s| Some(s.as_str()))),
         utf8("source", false, s(|r| Some(&r.source))),
         utf8("source_file", false, s(|r| Some(&r.source_file))),
@@ -200,13 +200,104 @@ pub fn game_columns(rows: &[GameRow]) -> Vec<Column> {
         prim::<UInt32Type>("non_alternating", false, rows.iter().map(|r| Some(r.non_alternating))),
         mid_setup_column(rows),
         (Field::new("quirks", DataType::List(item(DataType::Utf8)), false), Arc::new(quirks.finish())),
-        utf8("score_check", true, s(|r| r.score.map(|v| v.check.as_str()))),
+        utf8("score_check", true, s(|r| r.score.as_ref().map(|v| v.check.as_str()))),
         prim::<Float32Type>(
             "counted_margin",
             true,
-            rows.iter().map(|r| r.score.and_then(|v| v.counted_margin).filter(|m| m.is_finite())),
+            rows.iter().map(|r| r.score.as_ref().and_then(|v| v.counted_margin).filter(|m| m.is_finite())),
         ),
-    ]
+    ];
+    cols.extend(score_columns(rows));
+    cols
+}
+
+/// The parts of the count, one `u16` column each (docs/schema.md), in this order.
+const SCORE_PARTS: [&str; 9] = [
+    "score_territory_black",
+    "score_territory_white",
+    "score_prisoners_black",
+    "score_prisoners_white",
+    "score_dead_black",
+    "score_dead_white",
+    "score_stones_black",
+    "score_stones_white",
+    "score_undecided_points",
+];
+
+/// The breakdown of the count (`score_rules`, `score_komi`, [`SCORE_PARTS`]) and the
+/// reason of an `undecided` check (`score_reason`).
+fn score_columns(rows: &[GameRow]) -> Vec<Column> {
+    let count = |r: &GameRow| r.score.as_ref().and_then(|v| v.count);
+    let part = |k: usize| {
+        move |r: &GameRow| {
+            count(r).map(|c| {
+                let v = match k {
+                    0..=1 => c.territory[k],
+                    2..=3 => c.prisoners[k - 2],
+                    4..=5 => c.dead[k - 4],
+                    6..=7 => c.stones[k - 6],
+                    _ => c.undecided_points,
+                };
+                v.min(u16::MAX as u32) as u16
+            })
+        }
+    };
+    let mut cols = vec![
+        utf8("score_rules", true, rows.iter().map(move |r| count(r).map(|c| c.rules.as_str()))),
+        prim::<Float32Type>("score_komi", true, rows.iter().map(move |r| count(r).map(|c| c.komi))),
+    ];
+    for (k, name) in SCORE_PARTS.iter().enumerate() {
+        cols.push(prim::<UInt16Type>(name, true, rows.iter().map(part(k))));
+    }
+    cols.push(utf8("score_reason", true, rows.iter().map(|r| r.score.as_ref().and_then(|v| v.reason.as_deref()))));
+    cols
+}
+
+/// The score columns of a games batch, read back ([`score_columns`]).
+struct ScoreCols<'a> {
+    check: &'a StringArray,
+    counted: &'a PrimitiveArray<Float32Type>,
+    rules: &'a StringArray,
+    komi: &'a PrimitiveArray<Float32Type>,
+    parts: Vec<&'a PrimitiveArray<UInt16Type>>,
+    reason: &'a StringArray,
+}
+
+impl<'a> ScoreCols<'a> {
+    fn new(c: &Cols<'a>) -> anyhow::Result<ScoreCols<'a>> {
+        Ok(ScoreCols {
+            check: c.str("score_check")?,
+            counted: c.prim::<Float32Type>("counted_margin")?,
+            rules: c.str("score_rules")?,
+            komi: c.prim::<Float32Type>("score_komi")?,
+            parts: SCORE_PARTS.iter().map(|n| c.prim::<UInt16Type>(n)).collect::<anyhow::Result<_>>()?,
+            reason: c.str("score_reason")?,
+        })
+    }
+
+    /// Row `i`'s verdict (`handicap`: its `HA`, for the area-rules bonus).
+    fn row(&self, i: usize, handicap: u32, at: &dyn Fn() -> String) -> anyhow::Result<Option<ScoreVerdict>> {
+        let Some(v) = opt_str(self.check, i) else { return Ok(None) };
+        let check = ScoreCheck::from_name(&v).ok_or_else(|| anyhow!("{}: score_check {v:?}", at()))?;
+        let count = match opt_str(self.rules, i) {
+            None => None,
+            Some(r) => {
+                let rules = RuleSet::from_name(&r).ok_or_else(|| anyhow!("{}: score_rules {r:?}", at()))?;
+                let p: Vec<u32> = self.parts.iter().map(|a| opt(a, i).unwrap_or(0) as u32).collect();
+                Some(Score::from_parts(
+                    rules,
+                    opt(self.komi, i).unwrap_or(0.0),
+                    handicap,
+                    [p[0], p[1]],
+                    [p[2], p[3]],
+                    [p[4], p[5]],
+                    [p[6], p[7]],
+                    p[8],
+                ))
+            }
+        };
+        Ok(Some(ScoreVerdict { check, counted_margin: opt(self.counted, i), count, reason: opt_str(self.reason, i) }))
+    }
 }
 
 /// The rejects table, declared once.
@@ -363,8 +454,8 @@ pub fn games_from_batch(b: &RecordBatch) -> anyhow::Result<Vec<GameRow>> {
     .iter()
     .map(|n| c.str(n))
     .collect::<anyhow::Result<_>>()?;
-    let (winner, kind, first, check) = (s("winner")?, s("result_kind")?, s("first_player")?, s("score_check")?);
-    let counted = c.prim::<Float32Type>("counted_margin")?;
+    let (winner, kind, first) = (s("winner")?, s("result_kind")?, s("first_player")?);
+    let scores = ScoreCols::new(&c)?;
     let non_alt = c.prim::<UInt32Type>("non_alternating")?;
     let (sb, sbv) = c.u16_list("setup_black")?;
     let (sw, swv) = c.u16_list("setup_white")?;
@@ -395,15 +486,8 @@ pub fn games_from_batch(b: &RecordBatch) -> anyhow::Result<Vec<GameRow>> {
             .collect::<anyhow::Result<Vec<_>>>()?;
         let result_kind =
             ResultKind::from_name(kind.value(i)).ok_or_else(|| anyhow!("{}: result kind {:?}", at(), kind.value(i)))?;
-        let score = match opt_str(check, i) {
-            None => None,
-            Some(v) => Some(ScoreVerdict {
-                check: ScoreCheck::from_name(&v).ok_or_else(|| anyhow!("{}: score_check {v:?}", at()))?,
-                counted_margin: opt(counted, i),
-            }),
-        };
         let qo = quirks.value_offsets();
-        out.push(GameRow {
+        let mut row = GameRow {
             game_id: GameId::from_hex(id.value(i)).ok_or_else(|| anyhow!("{}: not 32 hex digits", at()))?,
             source: source.value(i).to_string(),
             source_file: file.value(i).to_string(),
@@ -441,8 +525,10 @@ pub fn games_from_batch(b: &RecordBatch) -> anyhow::Result<Vec<GameRow>> {
             mid_setup: mids.row(i).with_context(at)?,
             non_alternating: non_alt.value(i),
             quirks: (qo[i] as usize..qo[i + 1] as usize).map(|j| quirks_v.value(j).to_string()).collect(),
-            score,
-        });
+            score: None,
+        };
+        row.score = scores.row(i, row.effective_handicap(), &at)?;
+        out.push(row);
     }
     Ok(out)
 }
@@ -553,7 +639,12 @@ mod tests {
             moves,
             mid_setup: vec![MidSetup { before_move: 2, black: vec![p(5)], white: vec![], empty: vec![p(60)] }],
             quirks: vec!["tt_pass".into()],
-            score: Some(ScoreVerdict { check: ScoreCheck::Undecided, counted_margin: Some(-3.5) }),
+            score: Some(ScoreVerdict {
+                check: ScoreCheck::Undecided,
+                counted_margin: Some(-3.5),
+                count: Some(Score::from_parts(RuleSet::Japanese, 6.5, 0, [10, 12], [3, 1], [2, 0], [0; 2], 4)),
+                reason: Some("4 undecided points".into()),
+            }),
             ..Default::default()
         };
         let dir = tempfile::tempdir().unwrap();

@@ -1024,6 +1024,62 @@ impl Board {
         set.for_each(|loc| out.push(point_of(loc)));
     }
 
+    /// What a stone of colour `c` on the empty point `p` would look like, without
+    /// playing it: `(eye, liberties, stones)`. `eye`: every on-board neighbour of `p` is
+    /// a `c` stone (a single-point eye of `c`). `liberties`: the liberties of the chain
+    /// the stone would join, captures included, capped at `2`. `stones`: the size of
+    /// that chain (the stone included). `(false, 0, 0)` when `p` is occupied or off the
+    /// board. Used by the random playouts of the scoring (never filling an own eye, never
+    /// a self-atari of two stones or more).
+    pub fn move_shape(&self, c: Color, p: Point) -> (bool, u32, u32) {
+        let Some(loc) = loc_of(p).filter(|&l| self.color[l] == EMPTY) else { return (false, 0, 0) };
+        let (c, opp) = (c as u8, 3 - c as u8);
+        let mut libs = [0usize; 2];
+        let mut n = 0usize;
+        let add = |l: usize, libs: &mut [usize; 2], n: &mut usize| {
+            if l != loc && *n < 2 && !libs[..*n].contains(&l) {
+                libs[*n] = l;
+                *n += 1;
+            }
+        };
+        let (mut eye, mut heads, mut nh, mut stones) = (true, [0usize; 4], 0usize, 1u32);
+        each_adj!(loc, a => {
+            let col = self.color[a];
+            eye &= col == c || col == WALL;
+            if col == EMPTY || (col == opp && self.libs[self.head[a] as usize] == 1) {
+                add(a, &mut libs, &mut n);
+            } else if col == c {
+                let h = self.head[a] as usize;
+                if !heads[..nh].contains(&h) {
+                    heads[nh] = h;
+                    nh += 1;
+                    stones += self.stones[h] as u32;
+                }
+            }
+        });
+        for &h in &heads[..nh] {
+            if self.libs[h] >= 3 {
+                n = 2;
+            }
+            if n >= 2 {
+                break;
+            }
+            let mut s = h;
+            loop {
+                each_adj!(s, a => {
+                    if self.color[a] == EMPTY {
+                        add(a, &mut libs, &mut n);
+                    }
+                });
+                s = self.next[s] as usize;
+                if s == h || n >= 2 {
+                    break;
+                }
+            }
+        }
+        (eye, n as u32, stones)
+    }
+
     /// Whether `a` and `b` are stones of the same chain.
     #[inline]
     pub fn same_chain(&self, a: Point, b: Point) -> bool {

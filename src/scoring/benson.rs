@@ -285,9 +285,9 @@ impl std::ops::BitOrAssign for Bits {
 
 /// How a block touches one of its neighbouring blocks.
 #[derive(Clone, Copy)]
-struct Link {
+pub(crate) struct Link {
     /// The neighbouring block.
-    to: u32,
+    pub(crate) to: u32,
     /// Points of `to` next to this block (for a chain: its liberties in `to`, once the
     /// stones of `to` are gone).
     theirs: u16,
@@ -430,19 +430,19 @@ impl Chains {
     }
 
     /// Number of blocks (chains and empty areas).
-    fn blocks(&self) -> usize {
+    pub(crate) fn blocks(&self) -> usize {
         self.color.len()
     }
 
     /// Points of block `b` (the stones of a chain), ascending.
     #[inline]
-    fn points(&self, b: usize) -> &[u16] {
+    pub(crate) fn points(&self, b: usize) -> &[u16] {
         &self.pts[self.start[b] as usize..self.start[b + 1] as usize]
     }
 
     /// Number of points of block `b`.
     #[inline]
-    fn size(&self, b: usize) -> u32 {
+    pub(crate) fn size(&self, b: usize) -> u32 {
         self.start[b + 1] - self.start[b]
     }
 
@@ -455,7 +455,7 @@ impl Chains {
 
     /// Blocks touching block `b`.
     #[inline]
-    fn links(&self, b: usize) -> &[Link] {
+    pub(crate) fn links(&self, b: usize) -> &[Link] {
         &self.links[self.lstart[b] as usize..self.lstart[b + 1] as usize]
     }
 
@@ -1075,15 +1075,36 @@ pub(crate) fn detect_seki(_pos: &Pos, ch: &Chains, cand: &[bool], ok_nb: &[bool]
 pub fn ownership_conservative(board: &Board) -> Ownership {
     let pos = Pos::new(board);
     let ch = Chains::new(&pos);
+    let st = conservative_status(&pos, &ch);
+    assemble(&pos, &ch, &st.dead, &st.alive, &st.seki)
+}
+
+/// The status of every chain by the conservative analysis (indexed by chain).
+pub(crate) struct Status {
+    /// Pass-alive (Benson).
+    pub(crate) forced: Vec<bool>,
+    /// In the opponent's pass-alive territory (Benson).
+    pub(crate) benson_dead: Vec<bool>,
+    /// Dead (Benson or rule 2).
+    pub(crate) dead: Vec<bool>,
+    /// Alive (rule 1), not dead.
+    pub(crate) alive: Vec<bool>,
+    /// Seki (rule 3).
+    pub(crate) seki: Seki,
+}
+
+/// Rules 1 to 3 of the module docs on `pos` (whose blocks are `ch`).
+pub(crate) fn conservative_status(pos: &Pos, ch: &Chains) -> Status {
     let nch = ch.len();
 
     // Benson: pass-alive chains live whatever happens; stones in the opponent's
     // pass-alive territory are dead.
-    let base = [Regions::base(&ch, BLACK), Regions::base(&ch, WHITE)];
-    let regions = |dead: &[bool]| [base[0].without(&ch, BLACK, dead), base[1].without(&ch, WHITE, dead)];
-    let pa = [benson_area(&ch, BLACK, &base[0]), benson_area(&ch, WHITE, &base[1])];
+    let base = [Regions::base(ch, BLACK), Regions::base(ch, WHITE)];
+    let regions = |dead: &[bool]| [base[0].without(ch, BLACK, dead), base[1].without(ch, WHITE, dead)];
+    let pa = [benson_area(ch, BLACK, &base[0]), benson_area(ch, WHITE, &base[1])];
     let mut forced = vec![false; nch];
     let mut dead = vec![false; nch];
+    let mut benson_dead = vec![false; nch];
     for c in 0..nch {
         let s = ch.points(c)[0] as usize;
         let col = ch.color[c] as usize;
@@ -1092,22 +1113,23 @@ pub fn ownership_conservative(board: &Board) -> Ownership {
             forced[c] = true;
         } else if opp && !own {
             dead[c] = true;
+            benson_dead[c] = true;
         }
     }
 
     // Rule 2, until no chain dies.
     for _ in 0..MAX_ROUNDS {
         let regs = regions(&dead);
-        let cand = candidates(&ch, &dead, &forced, &regs);
+        let cand = candidates(ch, &dead, &forced, &regs);
         if !cand.iter().any(|&x| x) {
             break;
         }
         let optimistic: Vec<bool> = dead.iter().zip(&cand).map(|(d, c)| *d || *c).collect();
         let opt_regs = regions(&optimistic);
-        let ab = relaxed_alive(&pos, &ch, BLACK, &optimistic, &forced, &opt_regs[0]);
-        let aw = relaxed_alive(&pos, &ch, WHITE, &optimistic, &forced, &opt_regs[1]);
+        let ab = relaxed_alive(pos, ch, BLACK, &optimistic, &forced, &opt_regs[0]);
+        let aw = relaxed_alive(pos, ch, WHITE, &optimistic, &forced, &opt_regs[1]);
         let alive_opt: Vec<bool> = ab.iter().zip(&aw).map(|(b, w)| *b || *w).collect();
-        let newly = verified(&ch, &dead, &cand, &alive_opt, &regs);
+        let newly = verified(ch, &dead, &cand, &alive_opt, &regs);
         let mut changed = false;
         for c in newly {
             if !dead[c] {
@@ -1122,13 +1144,13 @@ pub fn ownership_conservative(board: &Board) -> Ownership {
 
     // Rule 1 with the dead stones known, then rule 3 among the rest.
     let regs = regions(&dead);
-    let ab = relaxed_alive(&pos, &ch, BLACK, &dead, &forced, &regs[0]);
-    let aw = relaxed_alive(&pos, &ch, WHITE, &dead, &forced, &regs[1]);
+    let ab = relaxed_alive(pos, ch, BLACK, &dead, &forced, &regs[0]);
+    let aw = relaxed_alive(pos, ch, WHITE, &dead, &forced, &regs[1]);
     let alive: Vec<bool> = (0..nch).map(|c| !dead[c] && (ab[c] || aw[c])).collect();
     let unknown: Vec<bool> = (0..nch).map(|c| !dead[c] && !alive[c]).collect();
-    let seki = detect_seki(&pos, &ch, &unknown, &alive, &dead);
+    let seki = detect_seki(pos, ch, &unknown, &alive, &dead);
 
-    assemble(&pos, &ch, &dead, &alive, &seki)
+    Status { forced, benson_dead, dead, alive, seki }
 }
 
 /// Builds the [`Ownership`] from the status of every chain (see the module docs, last

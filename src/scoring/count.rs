@@ -152,20 +152,17 @@ pub fn count(
             seki[i] = true;
         }
     }
-    let (mut black, mut white) = (0u32, 0u32);
+    let mut terr = [0u32; 2];
+    let mut stones = [0u32; 2];
     let mut undecided = 0u32;
-    let (mut dead_black, mut dead_white) = (0u32, 0u32);
+    let mut dead_stones = [0u32; 2];
     for i in 0..NN {
         if !pos.on[i] {
             continue;
         }
         let cell = pos.cells[i];
         if dead[i] {
-            if cell == BLACK {
-                dead_black += 1;
-            } else {
-                dead_white += 1;
-            }
+            dead_stones[cell as usize - 1] += 1;
         }
         let owner = own.point[i];
         if owner == Owner::Undecided {
@@ -176,21 +173,21 @@ pub fn count(
         let open = cell == EMPTY || dead[i];
         if open {
             match owner {
-                Owner::Black => black += 1,
-                Owner::White => white += 1,
+                Owner::Black => terr[0] += 1,
+                Owner::White => terr[1] += 1,
                 _ => {
                     // Seki eye: counts for its owner under area rules only.
                     if rules.is_area() && seki[i] && cell == EMPTY {
                         match seki_eye_colour(&pos, i) {
-                            Some(BLACK) => black += 1,
-                            Some(WHITE) => white += 1,
+                            Some(BLACK) => terr[0] += 1,
+                            Some(WHITE) => terr[1] += 1,
                             _ => {}
                         }
                     }
                 }
             }
-        } else if rules.is_area() {
-            // A living stone owned by its colour, or a stone in seki, counts for its colour.
+        } else {
+            // A living stone owned by its colour, or a stone in seki.
             let counts = match owner {
                 Owner::Black => cell == BLACK,
                 Owner::White => cell == WHITE,
@@ -198,25 +195,50 @@ pub fn count(
                 Owner::Undecided => false,
             };
             if counts {
-                if cell == BLACK {
-                    black += 1;
-                } else {
-                    white += 1;
-                }
+                stones[cell as usize - 1] += 1;
             }
         }
     }
-    let (mut b, mut w) = (black as f32, white as f32);
-    if rules.is_area() {
-        if handicap >= 2 {
-            w += handicap as f32;
+    Score::from_parts(rules, komi, handicap, terr, [prisoners_black, prisoners_white], dead_stones, stones, undecided)
+}
+
+impl Score {
+    /// The score of these parts (see [`count()`] for what each counts): territory rules
+    /// `black = territory + prisoners + dead white stones`, area rules `black = stones +
+    /// territory`; White adds `komi` (when finite) and, under area rules with
+    /// `handicap` ≥ 2, one point per handicap stone.
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_parts(
+        rules: RuleSet,
+        komi: f32,
+        handicap: u32,
+        territory: [u32; 2],
+        prisoners: [u32; 2],
+        dead: [u32; 2],
+        stones: [u32; 2],
+        undecided_points: u32,
+    ) -> Score {
+        let komi = if komi.is_finite() { komi } else { 0.0 };
+        let bonus = if rules.is_area() && handicap >= 2 { handicap as f32 } else { 0.0 };
+        let (b, w) = if rules.is_area() {
+            ((stones[0] + territory[0]) as f32, (stones[1] + territory[1]) as f32 + bonus + komi)
+        } else {
+            ((territory[0] + prisoners[0] + dead[1]) as f32, (territory[1] + prisoners[1] + dead[0]) as f32 + komi)
+        };
+        Score {
+            rules,
+            komi,
+            bonus,
+            territory,
+            prisoners,
+            dead,
+            stones,
+            black: b,
+            white: w,
+            margin: b - w,
+            undecided_points,
         }
-    } else {
-        b += (prisoners_black + dead_white) as f32;
-        w += (prisoners_white + dead_black) as f32;
     }
-    w += if komi.is_finite() { komi } else { 0.0 };
-    Score { black: b, white: w, margin: b - w, undecided_points: undecided }
 }
 
 /// The colour of every stone around the empty point `i`, if they are all one colour.

@@ -47,6 +47,8 @@ assert_eq!(check_result(&score, Some(false), Some(6.5)), ScoreCheck::Agrees);
 pub mod benson;
 pub mod count;
 pub mod influence;
+pub mod judge;
+pub mod playout;
 
 #[cfg(test)]
 mod tests;
@@ -58,6 +60,8 @@ use crate::engine::Board;
 pub use benson::{benson_pass_alive, ownership_conservative};
 pub use count::{check_result, count, default_komi, ownership_from_markup, MARGIN_TOLERANCE};
 pub use influence::{influence, influence_areas, INFLUENCE_DECAY, INFLUENCE_RADIUS};
+pub use judge::{judge, undecided_reason, ChainStatus, Judgement, Unsettled, SETTLED_SHARE};
+pub use playout::{playout_ownership, PlayoutOwnership, MAX_MOVES, PLAYOUTS};
 
 /// The counting rules.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -97,6 +101,10 @@ impl RuleSet {
             RuleSet::Japanese => "japanese",
             RuleSet::Chinese => "chinese",
         }
+    }
+    /// The rule set named by [`RuleSet::as_str`].
+    pub fn from_name(s: &str) -> Option<RuleSet> {
+        [RuleSet::Korean, RuleSet::Japanese, RuleSet::Chinese].into_iter().find(|r| r.as_str() == s)
     }
     /// Whether this rule set counts area (stones + territory) rather than territory.
     pub const fn is_area(self) -> bool {
@@ -171,9 +179,26 @@ impl Ownership {
     }
 }
 
-/// The count of a final position (see [`count()`]).
+/// The count of a final position (see [`count()`]), with its parts: for each colour
+/// (`[black, white]`) `black = territory + prisoners + dead white stones` under
+/// territory rules, `black = stones + territory` under area rules; White adds the komi
+/// and, under area rules, the handicap bonus.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Score {
+    /// The rules counted under.
+    pub rules: RuleSet,
+    /// Komi given to White (`0` when it was not finite).
+    pub komi: f32,
+    /// Area rules: the handicap points given to White (`0` otherwise).
+    pub bonus: f32,
+    /// Owned empty points (dead stones removed); under area rules the seki eyes too.
+    pub territory: [u32; 2],
+    /// Stones captured during the game by each colour (counted under territory rules).
+    pub prisoners: [u32; 2],
+    /// Dead stones removed at the end, of each colour (`[dead black, dead white]`).
+    pub dead: [u32; 2],
+    /// Living stones on the board (counted under area rules; seki stones included).
+    pub stones: [u32; 2],
     /// Black's points.
     pub black: f32,
     /// White's points, komi (and the area-rules handicap bonus) included.

@@ -420,8 +420,10 @@ fn process(item: &Item, source: &Source, filter: &Filter, limits: sgf::ParseLimi
                     return reject(&loc, at.0, at.1, v);
                 }
                 row.score = score_game(&row, &g.territory_black, &g.territory_white, filter.cfg.komi);
-                if let Some(v) =
-                    row.score.filter(|v| v.check == ScoreCheck::Disagrees && filter.cfg.drop_score_disagreements)
+                if let Some(v) = row
+                    .score
+                    .as_ref()
+                    .filter(|v| v.check == ScoreCheck::Disagrees && filter.cfg.drop_score_disagreements)
                 {
                     let margin = v.counted_margin.unwrap_or(f32::NAN);
                     let detail =
@@ -446,14 +448,28 @@ fn process(item: &Item, source: &Source, filter: &Filter, limits: sgf::ParseLimi
 }
 
 /// Counts a game that ended by counting (a result with a score, or two final passes):
-/// replays it, takes dead stones from `TB`/`TW` markup (`tb`, `tw`) when present, else
-/// from the conservative Benson-based analysis, counts under the game's rules with its
-/// komi (or the default: 6.5 even, 0.5 handicap), and compares with `RE`. `None` for
-/// games that did not end by counting; `undecided` without a margin when the game cannot
-/// be replayed.
+/// replays it, decides its dead stones and seki from evidence ([`crate::scoring::judge`]:
+/// Benson, the conservative rules, random playouts, and the `TB`/`TW` markup `tb`, `tw`
+/// when present), counts under the game's rules with its komi (or the default: 6.5
+/// even, 0.5 handicap), and only then compares with `RE`. `None` for games that did not
+/// end by counting; `undecided` without a margin when the game cannot be replayed.
 pub fn score_game(g: &GameRow, tb: &[Point], tw: &[Point], komi_override: Option<f32>) -> Option<ScoreVerdict> {
+    count_game(g, tb, tw, komi_override).map(|c| c.verdict)
+}
+
+/// What [`count_game`] found: the verdict, and the final position with its judgement
+/// (`None` when the game cannot be replayed).
+pub struct Counted {
+    /// The verdict written to the games table.
+    pub verdict: ScoreVerdict,
+    /// The final position and the dead stones, seki and territory decided on it.
+    pub end: Option<(crate::engine::Board, crate::scoring::Judgement)>,
+}
+
+/// [`score_game`], keeping the final position and its judgement (for `kibo score`).
+pub fn count_game(g: &GameRow, tb: &[Point], tw: &[Point], komi_override: Option<f32>) -> Option<Counted> {
     use crate::engine::{Color, Rules};
-    use crate::scoring::{check_result, count, default_komi, ownership_conservative, ownership_from_markup};
+    use crate::scoring::{check_result, count, default_komi, judge, undecided_reason};
     let n = g.moves.len();
     let two_passes = n >= 2 && g.moves[n - 1].mv == Move::Pass && g.moves[n - 2].mv == Move::Pass;
     let kind = g.meta.result_kind;
@@ -466,16 +482,23 @@ pub fn score_game(g: &GameRow, tb: &[Point], tw: &[Point], komi_override: Option
     let rules =
         ReplayRules { rules: Rules { multi_stone_suicide: true }, allow_consecutive_moves: true, ..Default::default() };
     let Ok(end) = replay(g, &rules, &mut ()) else {
-        return Some(ScoreVerdict { check: ScoreCheck::Undecided, counted_margin: None });
+        let verdict = ScoreVerdict {
+            check: ScoreCheck::Undecided,
+            counted_margin: None,
+            count: None,
+            reason: Some("the main line cannot be replayed".into()),
+        };
+        return Some(Counted { verdict, end: None });
     };
     let b = &end.board;
-    let own =
-        if !tb.is_empty() || !tw.is_empty() { ownership_from_markup(b, tb, tw) } else { ownership_conservative(b) };
+    let markup = (!tb.is_empty() || !tw.is_empty()).then_some((tb, tw));
+    let to_move = g.moves.last().map_or(Color::Black, |m| m.color.opponent());
+    let j = judge(b, markup, to_move);
     let handicap = g.effective_handicap();
     let komi = komi_override.or(g.meta.komi).unwrap_or_else(|| default_komi(handicap));
     let score = count(
         b,
-        &own,
+        &j.own,
         crate::scoring::RuleSet::from_ru(g.meta.rules.as_deref()),
         komi,
         b.prisoners(Color::Black),
@@ -484,5 +507,12 @@ pub fn score_game(g: &GameRow, tb: &[Point], tw: &[Point], komi_override: Option
     );
     let winner = g.meta.winner.map(|w| w == Color::Black);
     let recorded = if scored { g.meta.margin } else { None };
-    Some(ScoreVerdict { check: check_result(&score, winner, recorded), counted_margin: Some(score.margin) })
+    let check = check_result(&score, winner, recorded);
+    let verdict = ScoreVerdict {
+        check,
+        counted_margin: Some(score.margin),
+        count: Some(score),
+        reason: undecided_reason(&score, &j, check, winner),
+    };
+    Some(Counted { verdict, end: Some((end.board, j)) })
 }

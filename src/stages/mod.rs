@@ -6,4 +6,5 @@ pub mod inspect;
 pub mod part;
 pub mod report;
 pub mod sample;
+pub mod score;
 pub mod split;

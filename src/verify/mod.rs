@@ -20,6 +20,7 @@ through [`crate::coord`]; this module never turns letters into numbers itself.
 use std::path::{Path, PathBuf};
 
 mod html;
+mod marks;
 mod render;
 mod sample;
 mod text;
@@ -28,6 +29,7 @@ mod text;
 mod tests;
 
 pub use html::html_page;
+pub use marks::{render_marks_png, render_marks_svg, BoardMarks};
 pub use render::{point_pixel, render_png, render_svg, IMAGE_HEIGHT, IMAGE_WIDTH};
 use sample::{file_stem, sample_json};
 pub use sample::{mini_sgf, VerifySample};

@@ -60,6 +60,7 @@ impl Rgb {
 pub(crate) const WOOD: Rgb = Rgb(222, 184, 108);
 pub(crate) const GRID: Rgb = Rgb(60, 42, 20);
 const LABEL: Rgb = Rgb(50, 35, 15);
+pub(crate) const CAPTION_TEXT_C: Rgb = CAPTION_TEXT;
 pub(crate) const BLACK_STONE: Rgb = Rgb(22, 22, 22);
 const BLACK_EDGE: Rgb = Rgb(0, 0, 0);
 pub(crate) const WHITE_STONE: Rgb = Rgb(246, 246, 240);
@@ -354,6 +355,12 @@ fn paint_attrs(fill: Option<Rgb>, stroke: Option<(Rgb, f32)>) -> String {
 /// without it the markup is meant for inline use in HTML and also carries a hidden
 /// `<g class="pick">` marker that the review page moves to the reviewer's click.
 pub(crate) fn svg_markup(s: &VerifySample, show_answer: bool, standalone: bool) -> String {
+    let title = format!("Sample {}: {}, move {}", s.id, side_line(s), s.move_number);
+    svg_of(scene(s, show_answer), &title, standalone)
+}
+
+/// `shapes` as SVG (see [`svg_markup`]).
+pub(crate) fn svg_of(shapes: Vec<Shape>, title: &str, standalone: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -365,12 +372,8 @@ pub(crate) fn svg_markup(s: &VerifySample, show_answer: bool, standalone: bool) 
         h = IMAGE_HEIGHT,
         fs = num(TEXT_SIZE),
     );
-    let _ = writeln!(
-        out,
-        "<title>{}</title>",
-        xml_escape(&format!("Sample {}: {}, move {}", s.id, side_line(s), s.move_number))
-    );
-    for shape in scene(s, show_answer) {
+    let _ = writeln!(out, "<title>{}</title>", xml_escape(title));
+    for shape in shapes {
         match shape {
             Shape::Rect { x, y, w, h, fill, stroke } => {
                 let _ = writeln!(
@@ -496,9 +499,14 @@ pub(crate) fn draw_text(pm: &mut Pixmap, x: f32, y: f32, anchor: Anchor, color: 
 
 /// The picture drawn into a pixmap.
 pub(crate) fn render_pixmap(s: &VerifySample, show_answer: bool) -> Pixmap {
+    pixmap_of(scene(s, show_answer))
+}
+
+/// Draws `shapes` into a pixmap of the picture's size.
+pub(crate) fn pixmap_of(shapes: Vec<Shape>) -> Pixmap {
     let mut pm = Pixmap::new(IMAGE_WIDTH, IMAGE_HEIGHT).expect("non-empty picture");
     let id = Transform::identity();
-    for shape in scene(s, show_answer) {
+    for shape in shapes {
         match shape {
             Shape::Rect { x, y, w, h, fill, stroke: st } => {
                 let Some(rect) = Rect::from_xywh(x, y, w, h) else { continue };

@@ -1,0 +1,350 @@
+//! Dead stones and seki decided from evidence ([`judge`]): Benson's pass-alive analysis,
+//! the conservative rules, random playouts ([`super::playout`]) and, when the record has
+//! it, the players' `TB`/`TW` markup. Territory is then found on the board with the dead
+//! stones removed ([`super::benson::assemble`]): an empty area is a colour's only when
+//! that colour's living stones alone close it, and dame and seki points are nobody's.
+//! Whatever the evidence cannot settle stays [`Owner::Undecided`], with its reason.
+//!
+//! Nothing here looks at the recorded result.
+
+use crate::coord::{Point, NN};
+use crate::engine::{Board, Color, BLACK, EMPTY, WHITE};
+
+use super::benson::{assemble, conservative_status, Chains, Pos, Seki};
+use super::playout::{playout_ownership, PlayoutOwnership, PLAYOUTS};
+use super::{Ownership, Score, ScoreCheck};
+
+/// A chain is dead when the opponent owns its points in at least this share of the
+/// playouts, alive when its own colour does.
+pub const SETTLED_SHARE: f32 = 0.9;
+
+/// Empty areas of at most this many points next to a seki group are its eyes (larger
+/// ones mean it is no seki after all).
+const SEKI_EYE_MAX: u32 = 6;
+
+/// The status of a chain after weighing the evidence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChainStatus {
+    /// Alive: its points are its colour's, and it closes territory.
+    Alive,
+    /// Dead: removed, counted as a prisoner, its points the opponent's.
+    Dead,
+    /// Alive in seki: its stones, eyes and shared liberties are nobody's.
+    Seki,
+    /// Not settled: its points and the areas it touches are undecided.
+    Unsettled,
+}
+
+/// A chain the evidence could not settle.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unsettled {
+    /// One of its stones (the first in row-major order).
+    pub at: Point,
+    /// Its colour.
+    pub color: Color,
+    /// Its size.
+    pub stones: u32,
+    /// The share of playouts in which its points stayed its colour's.
+    pub own_share: f32,
+    /// Why: `"playouts split"`, `"playouts contradict the analysis"`,
+    /// `"markup contradicts the evidence"`, `"open ko"`.
+    pub why: &'static str,
+}
+
+/// The result of [`judge`]: the ownership that [`super::count()`] reads, and what is left
+/// unsettled.
+#[derive(Clone, Debug)]
+pub struct Judgement {
+    /// Owners, dead stones, seki points.
+    pub own: Ownership,
+    /// Unsettled chains, in row-major order of their first stone.
+    pub unsettled: Vec<Unsettled>,
+    /// Playouts run.
+    pub playouts: u32,
+}
+
+impl Judgement {
+    /// A one-line summary of the unsettled chains (at most three named), e.g.
+    /// `"2 unsettled groups: black Q16 (5 stones, playouts split 40%), …"`; `None` if none.
+    pub fn unsettled_summary(&self) -> Option<String> {
+        if self.unsettled.is_empty() {
+            return None;
+        }
+        let n = self.unsettled.len();
+        let named: Vec<String> = self
+            .unsettled
+            .iter()
+            .take(3)
+            .map(|u| {
+                format!(
+                    "{} {} ({} stone{}, {} {:.0}%)",
+                    u.color.name(),
+                    u.at.to_gtp(),
+                    u.stones,
+                    if u.stones == 1 { "" } else { "s" },
+                    u.why,
+                    100.0 * u.own_share
+                )
+            })
+            .collect();
+        let more = if n > 3 { ", …" } else { "" };
+        Some(format!("{n} unsettled group{}: {}{more}", if n == 1 { "" } else { "s" }, named.join(", ")))
+    }
+}
+
+/// Decides the dead stones and seki of a final position from evidence (module docs and
+/// docs/scoring.md, "Evidence"). `markup`: the record's `TB`/`TW` lists, if it has any;
+/// `to_move`: the colour to play (the playouts start with it for half their number and
+/// with the other colour for the rest). The playouts are seeded by the position's hash,
+/// so the same position always gives the same judgement. Never panics.
+pub fn judge(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: Color) -> Judgement {
+    let pos = Pos::new(board);
+    let ch = Chains::new(&pos);
+    let nch = ch.len();
+    let st = conservative_status(&pos, &ch);
+    let half = PLAYOUTS / 2;
+    let mut po = playout_ownership(board, to_move, half, board.hash());
+    let second = playout_ownership(board, to_move.opponent(), PLAYOUTS - half, board.hash().rotate_left(17));
+    po.playouts += second.playouts;
+    for i in 0..NN {
+        po.black[i] += second.black[i];
+        po.white[i] += second.white[i];
+    }
+    let markup_dead = markup.map(|(tb, tw)| markup_dead_chains(&pos, &ch, tb, tw));
+
+    let mut status = vec![ChainStatus::Unsettled; nch];
+    let mut why = vec!["playouts split"; nch];
+    let mut share = vec![0f32; nch];
+    for c in 0..nch {
+        let (own, opp) = chain_shares(&ch, &po, c);
+        share[c] = own;
+        let playout = if own >= SETTLED_SHARE {
+            Some(ChainStatus::Alive)
+        } else if opp >= SETTLED_SHARE {
+            Some(ChainStatus::Dead)
+        } else {
+            None
+        };
+        let analysis = if st.forced[c] {
+            Some(ChainStatus::Alive)
+        } else if st.dead[c] {
+            Some(ChainStatus::Dead)
+        } else if st.seki.chain[c] {
+            Some(ChainStatus::Seki)
+        } else if st.alive[c] {
+            Some(ChainStatus::Alive)
+        } else {
+            None
+        };
+        status[c] = match (analysis, playout) {
+            // Benson's verdicts are proofs.
+            _ if st.forced[c] => ChainStatus::Alive,
+            _ if st.benson_dead[c] => ChainStatus::Dead,
+            (Some(ChainStatus::Seki), Some(ChainStatus::Dead)) => {
+                why[c] = "playouts contradict the analysis";
+                ChainStatus::Unsettled
+            }
+            (Some(ChainStatus::Seki), _) => ChainStatus::Seki,
+            (Some(a), Some(p)) if a != p => {
+                why[c] = "playouts contradict the analysis";
+                ChainStatus::Unsettled
+            }
+            (Some(a), _) => a,
+            (None, Some(p)) => p,
+            (None, None) => ChainStatus::Unsettled,
+        };
+        if let Some(md) = &markup_dead {
+            let marked = if md[c] { ChainStatus::Dead } else { ChainStatus::Alive };
+            status[c] = match status[c] {
+                ChainStatus::Unsettled => marked,
+                ChainStatus::Seki if !md[c] => ChainStatus::Seki,
+                s if s == marked => s,
+                _ => {
+                    why[c] = "markup contradicts the evidence";
+                    ChainStatus::Unsettled
+                }
+            };
+        }
+    }
+    for c in open_ko_chains(board, &pos, &ch) {
+        if status[c] != ChainStatus::Dead || ch.points(c).len() > 1 {
+            status[c] = ChainStatus::Unsettled;
+            why[c] = "open ko";
+        }
+    }
+    let seki = find_seki(&pos, &ch, &mut status);
+    let dead: Vec<bool> = status.iter().map(|s| *s == ChainStatus::Dead).collect();
+    let alive: Vec<bool> = status.iter().map(|s| matches!(s, ChainStatus::Alive | ChainStatus::Seki)).collect();
+    let own = assemble(&pos, &ch, &dead, &alive, &seki);
+    let mut unsettled = Vec::new();
+    for c in (0..nch).filter(|&c| status[c] == ChainStatus::Unsettled) {
+        let pts = ch.points(c);
+        let Some(at) = Point::from_index(pts[0]) else { continue };
+        let color = if ch.color[c] == BLACK { Color::Black } else { Color::White };
+        let w = if pts.len() == 1 && is_ko_stone(board, at) { "open ko" } else { why[c] };
+        unsettled.push(Unsettled { at, color, stones: pts.len() as u32, own_share: share[c], why: w });
+    }
+    Judgement { own, unsettled, playouts: po.playouts }
+}
+
+/// Mean share of playouts in which the points of chain `c` ended its colour's, and the
+/// opponent's.
+fn chain_shares(ch: &Chains, po: &PlayoutOwnership, c: usize) -> (f32, f32) {
+    let col = if ch.color[c] == BLACK { Color::Black } else { Color::White };
+    let pts = ch.points(c);
+    let (mut own, mut opp) = (0f32, 0f32);
+    for &p in pts {
+        own += po.share(p as usize, col);
+        opp += po.share(p as usize, col.opponent());
+    }
+    let n = pts.len().max(1) as f32;
+    (own / n, opp / n)
+}
+
+/// Chains that the markup says are dead: a stone of the chain on a point listed for
+/// the other colour.
+fn markup_dead_chains(pos: &Pos, ch: &Chains, tb: &[Point], tw: &[Point]) -> Vec<bool> {
+    let mut dead = vec![false; ch.len()];
+    for (list, listed) in [(tb, BLACK), (tw, WHITE)] {
+        for p in list {
+            let i = p.index() as usize;
+            if i < NN && pos.on[i] && pos.cells[i] == 3 - listed {
+                if let Some(c) = ch.of(i) {
+                    dead[c] = true;
+                }
+            }
+        }
+    }
+    dead
+}
+
+/// The chains at stake in a ko left open at the end: for every single stone in atari
+/// whose capture would be a ko capture (the capturing stone alone, in atari, taking one
+/// stone), that stone and every chain of either colour next to the two points of the
+/// ko with at most two liberties.
+fn open_ko_chains(board: &Board, pos: &Pos, ch: &Chains) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut libs = Vec::new();
+    for i in (0..NN).filter(|&i| pos.on[i] && pos.cells[i] != EMPTY) {
+        let Some(at) = Point::from_index(i as u16) else { continue };
+        if board.chain_size(at) != 1 || !is_ko_stone(board, at) {
+            continue;
+        }
+        board.chain_liberty_points(at, &mut libs);
+        let k = libs[0].index() as usize;
+        for q in [i, k].into_iter().flat_map(|x| pos.adj(x).chain(std::iter::once(x))) {
+            let Some(c) = ch.of(q) else { continue };
+            let Some(qp) = Point::from_index(q as u16) else { continue };
+            if (q == i || board.chain_liberties(qp) <= 2) && !out.contains(&c) {
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+/// A single stone in atari that the opponent may capture at once, and that could be
+/// retaken: a ko left open.
+fn is_ko_stone(board: &Board, at: Point) -> bool {
+    let mut libs = Vec::new();
+    board.chain_liberty_points(at, &mut libs);
+    let Some(color) = board.color_at(at) else { return false };
+    libs.len() == 1 && {
+        let (_, l, s) = board.move_shape(color.opponent(), libs[0]);
+        l == 1 && s == 1
+    }
+}
+
+/// Seki among the living chains: an empty point next to living chains of both colours
+/// where a stone of either colour would be a self-atari of two stones or more (on the
+/// board with the dead stones removed) is a shared liberty of a seki; the living
+/// chains next to it are in seki, and so are the empty areas around them (their eyes
+/// and shared liberties) unless one is bigger than [`SEKI_EYE_MAX`]. Also keeps the
+/// seki that the conservative analysis found (chains marked [`ChainStatus::Seki`]).
+fn find_seki(pos: &Pos, ch: &Chains, status: &mut [ChainStatus]) -> Seki {
+    let nch = ch.len();
+    let mut cells = pos.cells;
+    for (i, cell) in cells.iter_mut().enumerate() {
+        if ch.of(i).is_some_and(|c| status[c] == ChainStatus::Dead) {
+            *cell = EMPTY;
+        }
+    }
+    let living: Vec<bool> = status.iter().map(|s| matches!(s, ChainStatus::Alive | ChainStatus::Seki)).collect();
+    if let Ok(b) = Board::from_cells(&cells) {
+        for i in (0..NN).filter(|&i| pos.on[i] && cells[i] == EMPTY) {
+            let mut around = 0u8;
+            for q in pos.adj(i) {
+                if ch.of(q).is_some_and(|c| cells[q] != EMPTY && living[c]) {
+                    around |= cells[q];
+                }
+            }
+            let Some(p) = Point::from_index(i as u16) else { continue };
+            if around != BLACK | WHITE {
+                continue;
+            }
+            let self_atari = |c: Color| {
+                let (_, libs, stones) = b.move_shape(c, p);
+                libs <= 1 && stones >= 2
+            };
+            if self_atari(Color::Black) && self_atari(Color::White) {
+                for q in pos.adj(i) {
+                    if let Some(c) = ch.of(q).filter(|&c| cells[q] != EMPTY && status[c] == ChainStatus::Alive) {
+                        status[c] = ChainStatus::Seki;
+                    }
+                }
+            }
+        }
+    }
+    // The points of each seki: its stones and every empty area next to them.
+    let mut seki = Seki { chain: vec![false; nch], point: [false; NN] };
+    #[allow(clippy::needless_range_loop)] // `status[c]` is written in the loop.
+    for c in 0..nch {
+        if status[c] != ChainStatus::Seki {
+            continue;
+        }
+        let areas: Vec<usize> = ch.links(c).iter().map(|l| l.to as usize).filter(|&b| b >= nch).collect();
+        if areas.iter().any(|&b| ch.size(b) > SEKI_EYE_MAX) {
+            status[c] = ChainStatus::Alive;
+            continue;
+        }
+        seki.chain[c] = true;
+        for &s in ch.points(c) {
+            seki.point[s as usize] = true;
+        }
+        for b in areas {
+            for &p in ch.points(b) {
+                seki.point[p as usize] = true;
+            }
+        }
+    }
+    // An area of a seki that touches a chain not in seki: that chain touches the seki;
+    // if it is alive it borders nobody's point, which is fine; areas are whole.
+    seki
+}
+
+/// Why a check came out [`ScoreCheck::Undecided`] (`None` for the other two): the
+/// record names no winner, or the undecided points (with the unsettled groups behind
+/// them, [`Judgement::unsettled_summary`]) could change the winner or explain the
+/// difference with the recorded margin.
+pub fn undecided_reason(score: &Score, j: &Judgement, check: ScoreCheck, winner_black: Option<bool>) -> Option<String> {
+    if check != ScoreCheck::Undecided {
+        return None;
+    }
+    if winner_black.is_none() {
+        return Some("the record names no winner".into());
+    }
+    if !score.margin.is_finite() {
+        return Some("the count is not a number".into());
+    }
+    let u = score.undecided_points;
+    let swing = format!(
+        "{u} undecided point{} could move the count B{:+.1} by up to {}",
+        if u == 1 { "" } else { "s" },
+        score.margin,
+        2 * u
+    );
+    Some(match j.unsettled_summary() {
+        Some(s) => format!("{s}; {swing}"),
+        None => swing,
+    })
+}

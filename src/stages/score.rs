@@ -1,0 +1,179 @@
+/*!
+`kibo score FILE [--game N] [--png PATH] [--svg PATH]`: counts one game as the filter
+stage does ([`super::filter::count_game`]) and shows the work: the final position with
+dead stones and territory marked, the count under the game's rules and under Korean
+rules (komi 6.5 even, 0.5 handicap), the recorded result and the verdict with its
+reason. `--png` / `--svg` draw the same with the eye check's renderer
+([`crate::verify::render_marks_png`]): dead stones crossed, territory as small squares.
+*/
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::coord::{Point, N, NN};
+use crate::engine::{Board, Color};
+use crate::game::GameRow;
+use crate::scoring::{count, default_komi, Owner, RuleSet, Score};
+use crate::verify::BoardMarks;
+
+/// Where to draw the position, if anywhere.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Pictures<'a> {
+    /// PNG output path.
+    pub png: Option<&'a Path>,
+    /// SVG output path.
+    pub svg: Option<&'a Path>,
+}
+
+/// One line of a count: `"japanese: Black 71 territory + 13 prisoners + 1 dead = 85 · White … → B+8.5"`.
+pub fn count_line(s: &Score) -> String {
+    let side = |k: usize| {
+        if s.rules.is_area() {
+            format!("{} stones + {} territory", s.stones[k], s.territory[k])
+        } else {
+            format!("{} territory + {} prisoners + {} dead", s.territory[k], s.prisoners[k], s.dead[1 - k])
+        }
+    };
+    let mut white = side(1);
+    if s.bonus > 0.0 {
+        let _ = write!(white, " + {} handicap", s.bonus);
+    }
+    let undecided =
+        if s.undecided_points > 0 { format!(" ({} undecided points)", s.undecided_points) } else { String::new() };
+    format!(
+        "{}: Black {} = {} · White {} + komi {} = {} → B{:+.1}{undecided}",
+        s.rules.as_str(),
+        side(0),
+        s.black,
+        white,
+        s.komi,
+        s.white,
+        s.margin
+    )
+}
+
+/// The report for game `game` (0-based) of the SGF file at `path`, as text; draws the
+/// pictures asked for.
+pub fn score_report(path: &Path, game: usize, pictures: Pictures) -> anyhow::Result<String> {
+    let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let file = crate::sgf::read_games(&bytes);
+    let n = file.games.len();
+    let g = match file.games.into_iter().nth(game) {
+        Some(Ok(g)) => g,
+        Some(Err(e)) => anyhow::bail!("{} game {game}: {e}", path.display()),
+        None => anyhow::bail!("{} has {n} game(s); --game {game} is out of range", path.display()),
+    };
+    let name = path.display().to_string();
+    let row = GameRow::from_record(&g, "", &name, None, &[]);
+    let m = &row.meta;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# {name} game {game}: {} moves; RE[{}] RU[{}] KM[{}] HA[{}]",
+        row.moves.len(),
+        m.result_raw.as_deref().unwrap_or(""),
+        m.rules.as_deref().unwrap_or(""),
+        m.komi_raw.as_deref().unwrap_or(""),
+        m.handicap
+    );
+    let Some(c) = super::filter::count_game(&row, &g.territory_black, &g.territory_white, None) else {
+        let _ = writeln!(out, "not counted: the game did not end by counting (no score result, no two final passes)");
+        return Ok(out);
+    };
+    let Some((board, j)) = &c.end else {
+        let _ = writeln!(out, "not counted: {}", c.verdict.reason.as_deref().unwrap_or("cannot be replayed"));
+        return Ok(out);
+    };
+    let marks = marks(board, &j.own);
+    out.push_str(&diagram(&marks));
+    let _ = writeln!(
+        out,
+        "legend: X O stones, x o dead stones (removed), b w territory, s seki, ? undecided, . dame; {} playouts",
+        j.playouts
+    );
+    let mut caption = Vec::new();
+    if let Some(s) = &c.verdict.count {
+        caption.push(format!("game's rules, {}", count_line(s)));
+        let h = row.effective_handicap();
+        let korean = count(
+            board,
+            &j.own,
+            RuleSet::Korean,
+            default_komi(h),
+            board.prisoners(Color::Black),
+            board.prisoners(Color::White),
+            h,
+        );
+        caption.push(format!("Korean rules, {}", count_line(&korean)));
+    }
+    caption.push(format!("recorded RE[{}]: {}", m.result_raw.as_deref().unwrap_or(""), c.verdict.check.as_str()));
+    if let Some(r) = &c.verdict.reason {
+        caption.push(format!("undecided: {r}"));
+    }
+    for line in &caption {
+        let _ = writeln!(out, "{line}");
+    }
+    let mut pic = BoardMarks { board: [0; NN], dead: j.own.dead.clone(), territory: [0; NN], caption, title: name };
+    board.cells(&mut pic.board);
+    for (i, t) in pic.territory.iter_mut().enumerate() {
+        *t = match marks[i] {
+            b'b' | b'o' => 1,
+            b'w' | b'x' => 2,
+            _ => 0,
+        };
+    }
+    if let Some(p) = pictures.png {
+        std::fs::write(p, crate::verify::render_marks_png(&pic))
+            .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+    }
+    if let Some(p) = pictures.svg {
+        std::fs::write(p, crate::verify::render_marks_svg(&pic))
+            .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+    }
+    Ok(out)
+}
+
+/// One character per point: `X`/`O` living stones, `x`/`o` dead ones, `b`/`w` territory
+/// (empty points owned), `s` seki, `?` undecided, `.` dame.
+fn marks(board: &Board, own: &crate::scoring::Ownership) -> [u8; NN] {
+    let mut cells = [0u8; NN];
+    board.cells(&mut cells);
+    let mut m = [b'.'; NN];
+    let dead: Vec<usize> = own.dead.iter().map(|p| p.index() as usize).collect();
+    let seki: Vec<usize> = own.seki.iter().map(|p| p.index() as usize).collect();
+    for i in 0..NN {
+        m[i] = match (cells[i], own.point[i]) {
+            (1, _) if dead.contains(&i) => b'x',
+            (2, _) if dead.contains(&i) => b'o',
+            (_, Owner::Undecided) => b'?',
+            (1, _) => b'X',
+            (2, _) => b'O',
+            _ if seki.contains(&i) => b's',
+            (_, Owner::Black) => b'b',
+            (_, Owner::White) => b'w',
+            _ => b'.',
+        };
+    }
+    m
+}
+
+/// The marks as a diagram with GTP labels (row 19 at the top, columns A–T without I).
+fn diagram(m: &[u8; NN]) -> String {
+    let cols: String = (0..N)
+        .map(|c| format!(" {}", crate::coord::Move::Play(pt(0, c)).to_gtp().chars().next().unwrap_or('?')))
+        .collect();
+    let mut out = format!("   {cols}\n");
+    for r in 0..N {
+        let _ = write!(out, "{:>2} ", N - r);
+        for c in 0..N {
+            let _ = write!(out, " {}", m[r * N + c] as char);
+        }
+        let _ = writeln!(out, "  {}", N - r);
+    }
+    out.push_str(&format!("   {cols}\n"));
+    out
+}
+
+fn pt(r: usize, c: usize) -> Point {
+    Point::new(r, c).expect("on the board")
+}
