@@ -81,10 +81,18 @@ pub fn render(report: &Value, manifest: &Value) -> String {
     t += "- config_name: games\n  data_files: games/*.parquet\n";
     t += "- config_name: rejects\n  data_files: rejects/*.parquet\n---\n\n";
     let _ = writeln!(t, "# Go game positions ({name})\n");
-    t += "One row per move of deduplicated, replayed Go games: the board before the move, the move \
-          played (the label), the game's metadata and tactical tags. Built by \
-          kibo from the sources below; `report.json` explains every count and \
-          `manifest.json` lists every input and shard with its checksum.\n\n";
+    let rows = if split["dedup"].is_null() {
+        "One row per move of replayed Go games (not deduplicated)"
+    } else {
+        "One row per distinct position of replayed Go games (deduplicated; `dup_count` and the move \
+         distribution say how often each was seen)"
+    };
+    let _ = write!(
+        t,
+        "{rows}: the board before the move, the move played (the label), the game's metadata and \
+         tactical tags. Built by kibo from the sources below; `report.json` explains every count and \
+         `manifest.json` lists every input and shard with its checksum.\n\n"
+    );
     let g = &report["games"];
     let _ = writeln!(t, "## Counts\n");
     let _ = writeln!(t, "| | count |\n|---|---|");
