@@ -39,8 +39,9 @@ impl Visitor for TagLines {
     }
 }
 
-/// The report for game `game` (0-based) of the SGF file at `path`, as text.
-pub fn tags_report(path: &Path, game: usize) -> anyhow::Result<String> {
+/// Game `game` (0-based) of the SGF file at `path`: its record and its games-table row.
+/// The errors name the file (unreadable, a game that cannot be read, out of range).
+pub fn read_game(path: &Path, game: usize) -> anyhow::Result<(crate::sgf::GameRecord, GameRow)> {
     let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     let file = crate::sgf::read_games(&bytes);
     let n = file.games.len();
@@ -51,6 +52,13 @@ pub fn tags_report(path: &Path, game: usize) -> anyhow::Result<String> {
     };
     let name = path.display().to_string();
     let row = GameRow::from_record(&g, "", &name, None, &[]);
+    Ok((g, row))
+}
+
+/// The report for game `game` (0-based) of the SGF file at `path`, as text.
+pub fn tags_report(path: &Path, game: usize) -> anyhow::Result<String> {
+    let (g, row) = read_game(path, game)?;
+    let name = path.display().to_string();
     let mut v = TagLines { tagger: Tagger::new(), out: String::new() };
     let _ = writeln!(v.out, "# {name} game {game}: {} moves; tags per docs/tags.md", g.moves.len());
     let _ = writeln!(v.out, "{:>5}  {:<5} {:<5} {:<4} tags", "move", "color", "gtp", "sgf");

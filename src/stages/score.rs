@@ -12,7 +12,6 @@ use std::path::Path;
 
 use crate::coord::{Point, N, NN};
 use crate::engine::{Board, Color};
-use crate::game::GameRow;
 use crate::scoring::{count, default_komi, Owner, RuleSet, Score};
 use crate::verify::BoardMarks;
 
@@ -55,16 +54,8 @@ pub fn count_line(s: &Score) -> String {
 /// The report for game `game` (0-based) of the SGF file at `path`, as text; draws the
 /// pictures asked for.
 pub fn score_report(path: &Path, game: usize, pictures: Pictures) -> anyhow::Result<String> {
-    let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-    let file = crate::sgf::read_games(&bytes);
-    let n = file.games.len();
-    let g = match file.games.into_iter().nth(game) {
-        Some(Ok(g)) => g,
-        Some(Err(e)) => anyhow::bail!("{} game {game}: {e}", path.display()),
-        None => anyhow::bail!("{} has {n} game(s); --game {game} is out of range", path.display()),
-    };
+    let (g, row) = crate::stages::inspect::read_game(path, game)?;
     let name = path.display().to_string();
-    let row = GameRow::from_record(&g, "", &name, None, &[]);
     let m = &row.meta;
     let mut out = String::new();
     let _ = writeln!(
