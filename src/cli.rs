@@ -103,6 +103,10 @@ struct ScoreArgs {
     /// Also draw the marked position as SVG.
     #[arg(long)]
     svg: Option<PathBuf>,
+    /// Print the report as one JSON object (count, marked position, every chain with
+    /// its status and evidence).
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args, Debug)]
@@ -329,7 +333,8 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             Ok(Exit::Ok as i32)
         }
         Cmd::Score(a) => {
-            let pictures = crate::stages::score::Pictures { png: a.png.as_deref(), svg: a.svg.as_deref() };
+            let pictures =
+                crate::stages::score::Pictures { png: a.png.as_deref(), svg: a.svg.as_deref(), json: a.json };
             let text = crate::stages::score::score_report(&a.file, a.game, pictures)
                 .map_err(|e| SetupError(format!("{e:#}")))?;
             print!("{text}");

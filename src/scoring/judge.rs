@@ -14,9 +14,14 @@ use super::benson::{assemble, conservative_status, Chains, Pos, Seki};
 use super::playout::{playout_ownership, PlayoutOwnership, PLAYOUTS};
 use super::{Ownership, Score, ScoreCheck};
 
-/// A chain is dead when the opponent owns its points in at least this share of the
-/// playouts, alive when its own colour does.
-pub const SETTLED_SHARE: f32 = 0.9;
+/// A chain the conservative rules leave open is dead when the opponent owns its points
+/// in at least this share of the playouts, alive when its own colour does (measured
+/// against GNU Go's final status on the KGS 2001 games: docs/scoring.md, "Thresholds").
+pub const SETTLED_SHARE: f32 = 0.7;
+
+/// The conservative rules' verdict on a chain stands unless the playouts say the
+/// opposite in at least this share of them.
+pub const CONTRADICT_SHARE: f32 = 0.9;
 
 /// Empty areas of at most this many points next to a seki group are its eyes (larger
 /// ones mean it is no seki after all).
@@ -35,21 +40,29 @@ pub enum ChainStatus {
     Unsettled,
 }
 
-/// A chain the evidence could not settle.
+/// The verdict on one chain, with the evidence behind it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Unsettled {
+pub struct ChainVerdict {
     /// One of its stones (the first in row-major order).
     pub at: Point,
     /// Its colour.
     pub color: Color,
     /// Its size.
     pub stones: u32,
+    /// What the evidence decided.
+    pub status: ChainStatus,
     /// The share of playouts in which its points stayed its colour's.
     pub own_share: f32,
-    /// Why: `"playouts split"`, `"playouts contradict the analysis"`,
-    /// `"markup contradicts the evidence"`, `"open ko"`.
+    /// Why. Settled: `"benson"` (a proof), `"analysis"` (the conservative rules, the
+    /// playouts not against them), `"playouts"`, `"markup"`, `"seki"`. Unsettled:
+    /// `"playouts split"`, `"playouts contradict the analysis"`, `"markup contradicts
+    /// the evidence"`, `"open ko"`.
     pub why: &'static str,
 }
+
+/// A chain the evidence could not settle (its [`ChainVerdict::status`] is
+/// [`ChainStatus::Unsettled`]).
+pub type Unsettled = ChainVerdict;
 
 /// The result of [`judge`]: the ownership that [`super::count()`] reads, and what is left
 /// unsettled.
@@ -57,10 +70,24 @@ pub struct Unsettled {
 pub struct Judgement {
     /// Owners, dead stones, seki points.
     pub own: Ownership,
-    /// Unsettled chains, in row-major order of their first stone.
+    /// Every chain, in row-major order of its first stone.
+    pub chains: Vec<ChainVerdict>,
+    /// The unsettled ones among them, in the same order.
     pub unsettled: Vec<Unsettled>,
     /// Playouts run.
     pub playouts: u32,
+}
+
+impl ChainStatus {
+    /// Stable lower-case name: `"alive"`, `"dead"`, `"seki"`, `"unsettled"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ChainStatus::Alive => "alive",
+            ChainStatus::Dead => "dead",
+            ChainStatus::Seki => "seki",
+            ChainStatus::Unsettled => "unsettled",
+        }
+    }
 }
 
 impl Judgement {
@@ -113,18 +140,23 @@ pub fn judge(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: Color
     let markup_dead = markup.map(|(tb, tw)| markup_dead_chains(&pos, &ch, tb, tw));
 
     let mut status = vec![ChainStatus::Unsettled; nch];
-    let mut why = vec!["playouts split"; nch];
+    let mut why: Vec<&'static str> = vec!["playouts split"; nch];
     let mut share = vec![0f32; nch];
+    let mut opp_share = vec![0f32; nch];
+    let t = SETTLED_SHARE;
     for c in 0..nch {
         let (own, opp) = chain_shares(&ch, &po, c);
-        share[c] = own;
-        let playout = if own >= SETTLED_SHARE {
-            Some(ChainStatus::Alive)
-        } else if opp >= SETTLED_SHARE {
-            Some(ChainStatus::Dead)
-        } else {
-            None
+        (share[c], opp_share[c]) = (own, opp);
+        let verdict = |t: f32| {
+            if own >= t {
+                Some(ChainStatus::Alive)
+            } else if opp >= t {
+                Some(ChainStatus::Dead)
+            } else {
+                None
+            }
         };
+        let (playout, strong) = (verdict(t), verdict(CONTRADICT_SHARE));
         let analysis = if st.forced[c] {
             Some(ChainStatus::Alive)
         } else if st.dead[c] {
@@ -136,55 +168,77 @@ pub fn judge(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: Color
         } else {
             None
         };
-        status[c] = match (analysis, playout) {
+        (status[c], why[c]) = match (analysis, playout) {
             // Benson's verdicts are proofs.
-            _ if st.forced[c] => ChainStatus::Alive,
-            _ if st.benson_dead[c] => ChainStatus::Dead,
-            (Some(ChainStatus::Seki), Some(ChainStatus::Dead)) => {
-                why[c] = "playouts contradict the analysis";
-                ChainStatus::Unsettled
+            _ if st.forced[c] => (ChainStatus::Alive, "benson"),
+            _ if st.benson_dead[c] => (ChainStatus::Dead, "benson"),
+            (Some(ChainStatus::Seki), _) if strong == Some(ChainStatus::Dead) => {
+                (ChainStatus::Unsettled, "playouts contradict the analysis")
             }
-            (Some(ChainStatus::Seki), _) => ChainStatus::Seki,
-            (Some(a), Some(p)) if a != p => {
-                why[c] = "playouts contradict the analysis";
-                ChainStatus::Unsettled
+            (Some(ChainStatus::Seki), _) => (ChainStatus::Seki, "seki"),
+            (Some(a), _) if strong.is_some_and(|p| p != a) => {
+                (ChainStatus::Unsettled, "playouts contradict the analysis")
             }
-            (Some(a), _) => a,
-            (None, Some(p)) => p,
-            (None, None) => ChainStatus::Unsettled,
+            (Some(a), _) => (a, "analysis"),
+            (None, Some(p)) => (p, "playouts"),
+            (None, None) => (ChainStatus::Unsettled, "playouts split"),
         };
         if let Some(md) = &markup_dead {
             let marked = if md[c] { ChainStatus::Dead } else { ChainStatus::Alive };
-            status[c] = match status[c] {
-                ChainStatus::Unsettled => marked,
-                ChainStatus::Seki if !md[c] => ChainStatus::Seki,
-                s if s == marked => s,
-                _ => {
-                    why[c] = "markup contradicts the evidence";
-                    ChainStatus::Unsettled
-                }
+            (status[c], why[c]) = match status[c] {
+                ChainStatus::Unsettled => (marked, "markup"),
+                ChainStatus::Seki if !md[c] => (ChainStatus::Seki, why[c]),
+                s if s == marked => (s, why[c]),
+                _ => (ChainStatus::Unsettled, "markup contradicts the evidence"),
             };
         }
     }
     for c in open_ko_chains(board, &pos, &ch) {
-        if status[c] != ChainStatus::Dead || ch.points(c).len() > 1 {
+        // The playouts fight the ko out; where they agree at `CONTRADICT_SHARE` the ko
+        // does not decide the chain.
+        let decisive = share[c] >= CONTRADICT_SHARE || opp_share[c] >= CONTRADICT_SHARE;
+        if !decisive && (status[c] != ChainStatus::Dead || ch.points(c).len() > 1) {
             status[c] = ChainStatus::Unsettled;
             why[c] = "open ko";
+        }
+    }
+    // A seki keeps both sides' stones on the board in the playouts (they never fill a
+    // shared liberty): a chain called seki that the playouts do not keep is no seki.
+    for c in 0..nch {
+        if status[c] == ChainStatus::Seki && share[c] < t {
+            (status[c], why[c]) = if opp_share[c] >= t {
+                (ChainStatus::Dead, "playouts")
+            } else {
+                (ChainStatus::Unsettled, "playouts split")
+            };
         }
     }
     let seki = find_seki(&pos, &ch, &mut status);
     let dead: Vec<bool> = status.iter().map(|s| *s == ChainStatus::Dead).collect();
     let alive: Vec<bool> = status.iter().map(|s| matches!(s, ChainStatus::Alive | ChainStatus::Seki)).collect();
     let own = assemble(&pos, &ch, &dead, &alive, &seki);
-    let mut unsettled = Vec::new();
-    for c in (0..nch).filter(|&c| status[c] == ChainStatus::Unsettled) {
+    let mut chains = Vec::with_capacity(nch);
+    for c in 0..nch {
         let pts = ch.points(c);
         let Some(at) = Point::from_index(pts[0]) else { continue };
         let color = if ch.color[c] == BLACK { Color::Black } else { Color::White };
-        let w = if pts.len() == 1 && is_ko_stone(board, at) { "open ko" } else { why[c] };
-        unsettled.push(Unsettled { at, color, stones: pts.len() as u32, own_share: share[c], why: w });
+        let w = match status[c] {
+            ChainStatus::Unsettled if pts.len() == 1 && is_ko_stone(board, at) => "open ko",
+            ChainStatus::Seki if why[c] != "benson" => "seki",
+            ChainStatus::Alive if why[c] == "seki" => "analysis",
+            _ => why[c],
+        };
+        chains.push(ChainVerdict {
+            at,
+            color,
+            stones: pts.len() as u32,
+            status: status[c],
+            own_share: share[c],
+            why: w,
+        });
     }
-    Judgement { own, unsettled, playouts: po.playouts }
+    let unsettled = chains.iter().filter(|v| v.status == ChainStatus::Unsettled).cloned().collect();
+    Judgement { own, chains, unsettled, playouts: po.playouts }
 }
 
 /// Mean share of playouts in which the points of chain `c` ended its colour's, and the
@@ -292,6 +346,33 @@ fn find_seki(pos: &Pos, ch: &Chains, status: &mut [ChainStatus]) -> Seki {
                         status[c] = ChainStatus::Seki;
                     }
                 }
+            }
+        }
+    }
+    // A seki needs both colours: a chain called seki with no seki chain of the other
+    // colour next to one of its liberties (its partner found dead) is simply alive.
+    if let Ok(b) = Board::from_cells(&cells) {
+        let mut libs = Vec::new();
+        loop {
+            let mut changed = false;
+            let seki_chains: Vec<usize> = (0..nch).filter(|&c| status[c] == ChainStatus::Seki).collect();
+            for c in seki_chains {
+                let Some(at) = Point::from_index(ch.points(c)[0]) else { continue };
+                b.chain_liberty_points(at, &mut libs);
+                let partner = libs.iter().any(|l| {
+                    pos.adj(l.index() as usize).any(|q| {
+                        cells[q] != EMPTY
+                            && cells[q] != ch.color[c]
+                            && ch.of(q).is_some_and(|d| status[d] == ChainStatus::Seki)
+                    })
+                });
+                if !partner {
+                    status[c] = ChainStatus::Alive;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
             }
         }
     }

@@ -15,13 +15,15 @@ use crate::engine::{Board, Color};
 use crate::scoring::{count, default_komi, Owner, RuleSet, Score};
 use crate::verify::BoardMarks;
 
-/// Where to draw the position, if anywhere.
+/// Where to draw the position, if anywhere, and whether to print JSON.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Pictures<'a> {
     /// PNG output path.
     pub png: Option<&'a Path>,
     /// SVG output path.
     pub svg: Option<&'a Path>,
+    /// Print the report as one JSON object instead of text ([`score_json`]).
+    pub json: bool,
 }
 
 /// One line of a count: `"japanese: Black 71 territory + 13 prisoners + 1 dead = 85 · White … → B+8.5"`.
@@ -76,12 +78,19 @@ pub fn score_report(path: &Path, game: usize, pictures: Pictures) -> anyhow::Res
         return Ok(out);
     };
     let marks = marks(board, &j.own);
-    out.push_str(&diagram(&marks));
-    let _ = writeln!(
-        out,
-        "legend: X O stones, x o dead stones (removed), b w territory, s seki, ? undecided, . dame; {} playouts",
-        j.playouts
-    );
+    if pictures.json {
+        let v = score_json(&name, game, &row, &c.verdict, j, &marks);
+        out = format!("{v}\n");
+    } else {
+        out.push_str(&diagram(&marks));
+    }
+    let _ = (!pictures.json).then(|| {
+        writeln!(
+            out,
+            "legend: X O stones, x o dead stones (removed), b w territory, s seki, ? undecided, . dame; {} playouts",
+            j.playouts
+        )
+    });
     let mut caption = Vec::new();
     if let Some(s) = &c.verdict.count {
         caption.push(format!("game's rules, {}", count_line(s)));
@@ -101,8 +110,10 @@ pub fn score_report(path: &Path, game: usize, pictures: Pictures) -> anyhow::Res
     if let Some(r) = &c.verdict.reason {
         caption.push(format!("undecided: {r}"));
     }
-    for line in &caption {
-        let _ = writeln!(out, "{line}");
+    if !pictures.json {
+        for line in &caption {
+            let _ = writeln!(out, "{line}");
+        }
     }
     let mut pic = BoardMarks { board: [0; NN], dead: j.own.dead.clone(), territory: [0; NN], caption, title: name };
     board.cells(&mut pic.board);
@@ -122,6 +133,44 @@ pub fn score_report(path: &Path, game: usize, pictures: Pictures) -> anyhow::Res
             .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
     }
     Ok(out)
+}
+
+/// The report as JSON: the game, the verdict and count, the marked position (`marks`:
+/// one string per row from the top, the characters of the text diagram), and every
+/// chain with its status, playout share and the evidence that settled it.
+fn score_json(
+    name: &str,
+    game: usize,
+    row: &crate::game::GameRow,
+    v: &crate::game::ScoreVerdict,
+    j: &crate::scoring::Judgement,
+    marks: &[u8; NN],
+) -> serde_json::Value {
+    use serde_json::json;
+    let m = &row.meta;
+    let count = v.count.map(|s| {
+        json!({
+            "rules": s.rules.as_str(), "komi": s.komi, "handicap_bonus": s.bonus,
+            "territory": s.territory, "prisoners": s.prisoners, "dead": s.dead, "stones": s.stones,
+            "black": s.black, "white": s.white, "margin": s.margin, "undecided_points": s.undecided_points,
+        })
+    });
+    let chains: Vec<serde_json::Value> = j
+        .chains
+        .iter()
+        .map(|c| {
+            json!({"at": c.at.to_gtp(), "color": c.color.name(), "stones": c.stones, "status": c.status.as_str(),
+                   "own_share": c.own_share, "why": c.why})
+        })
+        .collect();
+    let rows: Vec<String> = marks.chunks(N).map(|r| String::from_utf8_lossy(r).into_owned()).collect();
+    let gtp = |ps: &[Point]| ps.iter().map(|p| p.to_gtp()).collect::<Vec<_>>();
+    json!({
+        "file": name, "game": game, "moves": row.moves.len(), "result_raw": m.result_raw, "rules": m.rules,
+        "komi": m.komi_raw, "handicap": m.handicap, "check": v.check.as_str(), "reason": v.reason,
+        "counted_margin": v.counted_margin, "count": count, "playouts": j.playouts, "marks": rows,
+        "dead": gtp(&j.own.dead), "seki": gtp(&j.own.seki), "chains": chains,
+    })
 }
 
 /// One character per point: `X`/`O` living stones, `x`/`o` dead ones, `b`/`w` territory
