@@ -6,12 +6,21 @@ and how many of those agree with the record.
 
 Usage:
     python bench/score_figures.py [--kibo PATH] [--shared DIR] [--list] [--json FILE]
+                                  [--gnugo] [--gnugo-decided]
 
 `--kibo` defaults to $KIBO, then ~/.cache/kibo-target/release/kibo; `--shared` to
 $SHARED, then ../shared/data. `--list` prints every disagreement (source, member,
 rules, komi, RE, counted margin, and the breakdown columns when the table has them).
-`--json FILE` writes the figures and the disagreements as JSON. Asserts nothing.
+`--json FILE` writes the figures and the disagreements as JSON. `--gnugo` also counts
+every disagreement with GNU Go (`gnugo --score aftermath`, two at a time, ~1.5 s a
+game) and gives its cause: *record wrong* (margin, or winner) when GNU Go's margin is
+kibo's within 1 point, *kibo wrong* when it is the record's, *ambiguous* otherwise;
+`--gnugo-decided` counts every decided game with GNU Go and prints how often its
+winner is kibo's (minutes: ~500 games). Asserts nothing.
 """
+import concurrent.futures
+import shutil
+import tarfile
 import argparse
 import json
 import re
@@ -71,13 +80,60 @@ def disagreements(name, rows):
             for r in rows if r["result_kind"] == "score" and r.get("score_check") == "disagrees"]
 
 
+def gnugo_margin(gnugo, path):
+    """GNU Go's count of the game's end, black − white (`None` if it gives none)."""
+    out = subprocess.run([gnugo, "--score", "aftermath", "-l", str(path)], capture_output=True, text=True,
+                         timeout=300).stdout
+    m = re.search(r"(White|Black) wins by ([\d.]+) points", out)
+    if m:
+        return float(m.group(2)) * (1 if m.group(1) == "Black" else -1)
+    return 0.0 if re.search(r"jigo", out, re.I) else None
+
+
+def recorded_margin(raw):
+    m = re.match(r"([BW])\+([\d.]+)$", raw or "")
+    return None if not m else float(m.group(2)) * (1 if m.group(1) == "B" else -1)
+
+
+def cause(record, kibo, gnugo):
+    if gnugo is None:
+        return "no GNU Go count"
+    if abs(gnugo - kibo) <= 1:
+        if record is not None and (record > 0) != (kibo > 0):
+            return "record wrong: winner"
+        return "record wrong: margin"
+    if record is not None and abs(gnugo - record) <= 1:
+        return "kibo wrong"
+    return "ambiguous"
+
+
+def with_gnugo(rows, shared):
+    """GNU Go's margin for each row (a games-table row)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        return gnugo_margins(rows, shared, tmp)
+
+
+def gnugo_margins(rows, shared, tmp):
+    gnugo = shutil.which("gnugo") or "/usr/games/gnugo"
+    members = {r["member"] for r in rows if r.get("member")}
+    for archive in sorted((pathlib.Path(shared) / "dev/kgs-2001-archive").glob("*.tar.gz")):
+        with tarfile.open(archive) as t:
+            t.extractall(tmp, members=[m for m in t.getmembers() if m.name in members], filter="data")
+    paths = [pathlib.Path(tmp) / r["member"] if r.get("member") else pathlib.Path(r["source_file"]) for r in rows]
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        return list(pool.map(lambda p: gnugo_margin(gnugo, p), paths))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--kibo", default=os.environ.get("KIBO", os.path.expanduser("~/.cache/kibo-target/release/kibo")))
     ap.add_argument("--shared", default=os.environ.get("SHARED", str(ROOT.parent / "shared" / "data")))
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--json")
+    ap.add_argument("--gnugo", action="store_true")
+    ap.add_argument("--gnugo-decided", action="store_true")
     a = ap.parse_args()
+    decided_rows = {}
     result = {"kibo": a.kibo, "sources": {}, "disagreements": []}
     with tempfile.TemporaryDirectory() as tmp:
         for name, sub in SOURCES:
@@ -86,6 +142,8 @@ def main():
                 print(f"{name}: {path} absent, skipped", file=sys.stderr)
                 continue
             rows = games_table(a.kibo, path, pathlib.Path(tmp) / name)
+            decided_rows[name] = [r for r in rows if r["result_kind"] == "score"
+                                  and r.get("score_check") in ("agrees", "disagrees")]
             result["sources"][name] = figures(rows)
             result["disagreements"] += disagreements(name, rows)
     print(f"{'source':<9} {'counted':>7} {'scored':>6} {'agrees':>6} {'disagr':>6} {'undec':>6} "
@@ -97,6 +155,25 @@ def main():
               f"{f['undecided']:>6} {share:>8} {agr:>9}")
         if f["undecided_reasons"] and f["undecided_reasons"] != {"?": f["undecided"]}:
             print(f"          undecided: {json.dumps(f['undecided_reasons'])}")
+        if a.gnugo:
+            rows = [r for r in decided_rows[name] if r["score_check"] == "disagrees"]
+            causes = {}
+            for r, g in zip(rows, with_gnugo(rows, a.shared)):
+                c = cause(recorded_margin(r["result_raw"]), r["counted_margin"], g)
+                causes[c] = causes.get(c, 0) + 1
+                for d in result["disagreements"]:
+                    if d["source"] == name and (d.get("member"), d.get("source_file")) == (r.get("member"),
+                                                                                           r.get("source_file")):
+                        d["gnugo_margin"], d["cause"] = g, c
+            f["disagreement_causes"] = causes
+            print(f"          disagreements by cause (GNU Go): {json.dumps(causes)}")
+        if a.gnugo_decided:
+            rows = decided_rows[name]
+            theirs = with_gnugo(rows, a.shared)
+            same = sum(1 for r, g in zip(rows, theirs) if g and (g > 0) == (r["counted_margin"] > 0))
+            f["gnugo_same_winner"] = same
+            print(f"          GNU Go names kibo's winner in {same} of {len(rows)} decided games "
+                  f"({same / len(rows):.1%})" if rows else "")
     if a.list:
         for d in result["disagreements"]:
             print("  " + " ".join(f"{k}={v}" for k, v in d.items() if v is not None))

@@ -17,7 +17,7 @@ use super::{Ownership, Score, ScoreCheck};
 /// A chain the conservative rules leave open is dead when the opponent owns its points
 /// in at least this share of the playouts, alive when its own colour does (measured
 /// against GNU Go's final status on the KGS 2001 games: docs/scoring.md, "Thresholds").
-pub const SETTLED_SHARE: f32 = 0.7;
+pub const SETTLED_SHARE: f32 = 0.75;
 
 /// The conservative rules' verdict on a chain stands unless the playouts say the
 /// opposite in at least this share of them.
@@ -194,12 +194,14 @@ pub fn judge(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: Color
         }
     }
     for c in open_ko_chains(board, &pos, &ch) {
-        // The playouts fight the ko out; where they agree at `CONTRADICT_SHARE` the ko
-        // does not decide the chain.
-        let decisive = share[c] >= CONTRADICT_SHARE || opp_share[c] >= CONTRADICT_SHARE;
-        if !decisive && (status[c] != ChainStatus::Dead || ch.points(c).len() > 1) {
-            status[c] = ChainStatus::Unsettled;
-            why[c] = "open ko";
+        // The playouts fight the ko out: where they settle the chain (at `t`, as for any
+        // open chain) their verdict stands; elsewhere the ko leaves it open.
+        if share[c] >= t {
+            (status[c], why[c]) = (ChainStatus::Alive, "playouts");
+        } else if opp_share[c] >= t {
+            (status[c], why[c]) = (ChainStatus::Dead, "playouts");
+        } else if status[c] != ChainStatus::Dead || ch.points(c).len() > 1 {
+            (status[c], why[c]) = (ChainStatus::Unsettled, "open ko");
         }
     }
     // A seki keeps both sides' stones on the board in the playouts (they never fill a

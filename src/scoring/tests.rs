@@ -1288,3 +1288,24 @@ fn markup_contradicting_the_evidence_is_unsettled() {
     let j2 = judge(&b, Some((&[pt(3, 3)], &tw)), Color::Black);
     assert!(j2.unsettled.is_empty());
 }
+
+#[test]
+fn judge_explains_every_chain() {
+    // Every stone is in exactly one chain verdict; the unsettled list is the chains
+    // whose status is unsettled, in the same order; settled chains name their evidence.
+    for rows in [FINISHED, SEKI] {
+        let b = board(&rows);
+        let j = judge(&b, None, Color::Black);
+        let stones = (0..N * N).filter(|&i| b.color_at(pt(i / N, i % N)).is_some()).count() as u32;
+        assert_eq!(j.chains.iter().map(|c| c.stones).sum::<u32>(), stones);
+        let unsettled: Vec<_> = j.chains.iter().filter(|c| c.status == ChainStatus::Unsettled).cloned().collect();
+        assert_eq!(unsettled, j.unsettled);
+        for c in &j.chains {
+            assert_eq!(b.color_at(c.at), Some(c.color));
+            let settled_by = ["benson", "analysis", "playouts", "markup", "seki"];
+            assert_eq!(c.status != ChainStatus::Unsettled, settled_by.contains(&c.why), "{c:?}");
+        }
+        let dead: u32 = j.chains.iter().filter(|c| c.status == ChainStatus::Dead).map(|c| c.stones).sum();
+        assert_eq!(dead as usize, j.own.dead.len());
+    }
+}
