@@ -96,13 +96,17 @@ def recorded_margin(raw):
 
 
 def cause(record, kibo, gnugo):
+    """Whose count GNU Go's is: kibo's alone (the record is wrong), the record's alone
+    (kibo is wrong), or both or neither (ambiguous); all margins black − white."""
     if gnugo is None:
         return "no GNU Go count"
-    if abs(gnugo - kibo) <= 1:
+    near_kibo = abs(gnugo - kibo) <= 1
+    near_record = record is not None and abs(gnugo - record) <= 1
+    if near_kibo and not near_record:
         if record is not None and (record > 0) != (kibo > 0):
             return "record wrong: winner"
         return "record wrong: margin"
-    if record is not None and abs(gnugo - record) <= 1:
+    if near_record and not near_kibo:
         return "kibo wrong"
     return "ambiguous"
 
