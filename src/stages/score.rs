@@ -114,6 +114,7 @@ pub fn score_report(path: &Path, game: usize, pictures: Pictures) -> anyhow::Res
         for line in &caption {
             let _ = writeln!(out, "{line}");
         }
+        out.push_str(&evidence_lines(j));
     }
     let mut pic = BoardMarks { board: [0; NN], dead: j.own.dead.clone(), territory: [0; NN], caption, title: name };
     board.cells(&mut pic.board);
@@ -133,6 +134,44 @@ pub fn score_report(path: &Path, game: usize, pictures: Pictures) -> anyhow::Res
             .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
     }
     Ok(out)
+}
+
+/// One line per chain that is not simply alive (dead, seki, unsettled), with the
+/// evidence that settled it and its playout share, e.g. `"dead   white E19 (4 stones):
+/// playouts, 12% own"`; alive chains are summed up in one line by evidence.
+fn evidence_lines(j: &crate::scoring::Judgement) -> String {
+    use crate::scoring::ChainStatus;
+    let mut out = String::from("chains:\n");
+    let mut alive: Vec<(&str, u32)> = Vec::new();
+    for c in &j.chains {
+        if c.status == ChainStatus::Alive {
+            match alive.iter_mut().find(|(w, _)| *w == c.why) {
+                Some((_, n)) => *n += 1,
+                None => alive.push((c.why, 1)),
+            }
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "  {:<9} {} {} ({} stone{}): {}, {:.0}% own",
+            c.status.as_str(),
+            c.color.name(),
+            c.at.to_gtp(),
+            c.stones,
+            if c.stones == 1 { "" } else { "s" },
+            c.why,
+            100.0 * c.own_share
+        );
+    }
+    let by: Vec<String> = alive.iter().map(|(w, n)| format!("{n} by {w}")).collect();
+    let _ = writeln!(
+        out,
+        "  alive     {} chain{}: {}",
+        alive.iter().map(|a| a.1).sum::<u32>(),
+        if alive.iter().map(|a| a.1).sum::<u32>() == 1 { "" } else { "s" },
+        by.join(", ")
+    );
+    out
 }
 
 /// The report as JSON: the game, the verdict and count, the marked position (`marks`:

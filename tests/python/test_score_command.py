@@ -11,6 +11,7 @@ def test_kibo_score_prints_the_count_and_draws_it(kibo, shared, tmp_path):
     assert "    A B C D E F G H J K L M N O P Q R S T" in out
     assert "game's rules, " in out and "Korean rules, korean: " in out
     assert "recorded RE[" in out
+    assert "\nchains:\n" in out and "  alive     " in out
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     text = svg.read_text()
     assert text.startswith("<svg") and "Korean rules" in text
