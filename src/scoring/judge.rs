@@ -78,6 +78,17 @@ pub struct Judgement {
     pub playouts: u32,
 }
 
+impl ChainVerdict {
+    /// Its colour and first stone, e.g. `"black Q14"`.
+    pub fn name(&self) -> String {
+        format!("{} {}", self.color.name(), self.at.to_gtp())
+    }
+    /// Its size in words, e.g. `"6 stones"`, `"1 stone"`.
+    pub fn size(&self) -> String {
+        format!("{} stone{}", self.stones, if self.stones == 1 { "" } else { "s" })
+    }
+}
+
 impl ChainStatus {
     /// Stable lower-case name: `"alive"`, `"dead"`, `"seki"`, `"unsettled"`.
     pub const fn as_str(self) -> &'static str {
@@ -102,17 +113,7 @@ impl Judgement {
             .unsettled
             .iter()
             .take(3)
-            .map(|u| {
-                format!(
-                    "{} {} ({} stone{}, {} {:.0}%)",
-                    u.color.name(),
-                    u.at.to_gtp(),
-                    u.stones,
-                    if u.stones == 1 { "" } else { "s" },
-                    u.why,
-                    100.0 * u.own_share
-                )
-            })
+            .map(|u| format!("{} ({}, {} {:.0}%)", u.name(), u.size(), u.why, 100.0 * u.own_share))
             .collect();
         let more = if n > 3 { ", …" } else { "" };
         Some(format!("{n} unsettled group{}: {}{more}", if n == 1 { "" } else { "s" }, named.join(", ")))

@@ -153,24 +153,17 @@ fn evidence_lines(j: &crate::scoring::Judgement) -> String {
         }
         let _ = writeln!(
             out,
-            "  {:<9} {} {} ({} stone{}): {}, {:.0}% own",
+            "  {:<9} {} ({}): {}, {:.0}% own",
             c.status.as_str(),
-            c.color.name(),
-            c.at.to_gtp(),
-            c.stones,
-            if c.stones == 1 { "" } else { "s" },
+            c.name(),
+            c.size(),
             c.why,
             100.0 * c.own_share
         );
     }
     let by: Vec<String> = alive.iter().map(|(w, n)| format!("{n} by {w}")).collect();
-    let _ = writeln!(
-        out,
-        "  alive     {} chain{}: {}",
-        alive.iter().map(|a| a.1).sum::<u32>(),
-        if alive.iter().map(|a| a.1).sum::<u32>() == 1 { "" } else { "s" },
-        by.join(", ")
-    );
+    let n: u32 = alive.iter().map(|a| a.1).sum();
+    let _ = writeln!(out, "  alive     {n} chain{}: {}", if n == 1 { "" } else { "s" }, by.join(", "));
     out
 }
 

@@ -10,13 +10,18 @@ failure (the Makefile installs it), a missing corpus follows `shared`.
 """
 import concurrent.futures
 import os
-import re
+import pathlib
 import shutil
 import subprocess
+import sys
 import tarfile
 
 import pyarrow.parquet as pq
 import pytest
+
+# GNU Go's count, read as bench/score_figures.py reads it (one reader for both).
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "bench"))
+from score_figures import gnugo_margin  # noqa: E402
 
 GNUGO_GAMES = 48
 MIN_AGREEMENT = 0.98
@@ -27,16 +32,6 @@ def gnugo_binary():
         if p and os.access(p, os.X_OK):
             return p
     pytest.fail("gnugo not found (PATH, /usr/games): install the Debian package gnugo (`make debs`)", pytrace=False)
-
-
-def gnugo_margin(gnugo, path):
-    """GNU Go's count of the game's end, black − white (`None` if it gives none)."""
-    out = subprocess.run([gnugo, "--score", "aftermath", "-l", str(path)], capture_output=True, text=True,
-                         timeout=300).stdout
-    m = re.search(r"(White|Black) wins by ([\d.]+) points", out)
-    if m:
-        return float(m.group(2)) * (1 if m.group(1) == "Black" else -1)
-    return 0.0 if re.search(r"jigo", out, re.I) else None
 
 
 def test_gnugo_agrees_with_kibo_on_the_winner(kibo, shared, tmp_path):
