@@ -196,14 +196,26 @@ pub fn judge(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: Color
     }
     for c in open_ko_chains(board, &pos, &ch) {
         // The playouts fight the ko out: where they settle the chain (at `t`, as for any
-        // open chain) their verdict stands; elsewhere the ko leaves it open.
-        if share[c] >= t {
-            (status[c], why[c]) = (ChainStatus::Alive, "playouts");
-        } else if opp_share[c] >= t {
-            (status[c], why[c]) = (ChainStatus::Dead, "playouts");
-        } else if status[c] != ChainStatus::Dead || ch.points(c).len() > 1 {
-            (status[c], why[c]) = (ChainStatus::Unsettled, "open ko");
+        // open chain) their verdict stands, unless it is a proof's or the markup says
+        // otherwise; elsewhere the ko leaves it open (a lone ko stone found dead stays
+        // dead).
+        if st.forced[c] || st.benson_dead[c] {
+            continue;
         }
+        let fought = if share[c] >= t {
+            Some(ChainStatus::Alive)
+        } else if opp_share[c] >= t {
+            Some(ChainStatus::Dead)
+        } else {
+            None
+        };
+        let marked = markup_dead.as_ref().map(|md| if md[c] { ChainStatus::Dead } else { ChainStatus::Alive });
+        (status[c], why[c]) = match (fought, marked) {
+            (Some(f), Some(m)) if f != m => (ChainStatus::Unsettled, "markup contradicts the evidence"),
+            (Some(f), _) => (f, "playouts"),
+            (None, _) if status[c] == ChainStatus::Dead && ch.points(c).len() == 1 => (status[c], why[c]),
+            (None, _) => (ChainStatus::Unsettled, "open ko"),
+        };
     }
     // A seki keeps both sides' stones on the board in the playouts (they never fill a
     // shared liberty): a chain called seki that the playouts do not keep is no seki.
