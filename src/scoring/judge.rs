@@ -72,8 +72,6 @@ pub struct Judgement {
     pub own: Ownership,
     /// Every chain, in row-major order of its first stone.
     pub chains: Vec<ChainVerdict>,
-    /// The unsettled ones among them, in the same order.
-    pub unsettled: Vec<Unsettled>,
     /// Playouts run.
     pub playouts: u32,
 }
@@ -102,15 +100,20 @@ impl ChainStatus {
 }
 
 impl Judgement {
+    /// The chains left unsettled, in the order of [`Judgement::chains`].
+    pub fn unsettled(&self) -> Vec<&Unsettled> {
+        self.chains.iter().filter(|c| c.status == ChainStatus::Unsettled).collect()
+    }
+
     /// A one-line summary of the unsettled chains (at most three named), e.g.
     /// `"2 unsettled groups: black Q16 (5 stones, playouts split 40%), …"`; `None` if none.
     pub fn unsettled_summary(&self) -> Option<String> {
-        if self.unsettled.is_empty() {
+        let unsettled = self.unsettled();
+        if unsettled.is_empty() {
             return None;
         }
-        let n = self.unsettled.len();
-        let named: Vec<String> = self
-            .unsettled
+        let n = unsettled.len();
+        let named: Vec<String> = unsettled
             .iter()
             .take(3)
             .map(|u| format!("{} ({}, {} {:.0}%)", u.name(), u.size(), u.why, 100.0 * u.own_share))
@@ -252,8 +255,7 @@ pub fn judge(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: Color
             why: w,
         });
     }
-    let unsettled = chains.iter().filter(|v| v.status == ChainStatus::Unsettled).cloned().collect();
-    Judgement { own, chains, unsettled, playouts: po.playouts }
+    Judgement { own, chains, playouts: po.playouts }
 }
 
 /// Mean share of playouts in which the points of chain `c` ended its colour's, and the
