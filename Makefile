@@ -7,13 +7,15 @@ KIBO   := $(CARGO_TARGET_DIR)/release/kibo
 PIPELINE ?= pipelines/default.toml
 OUT    ?= out/default
 INPUT  ?=
+LICENCE ?=
 THREADS ?=
 VENV   := .venv
 PY     := $(VENV)/bin/python
 SHARED ?= ../shared/data
 KGS    ?= $(SHARED)/dev/kgs-2001-archive
 
-INPUT_FLAGS := $(foreach i,$(INPUT),--input $(i))
+# INPUT's licence (SPDX id): without it the inputs are recorded as "unknown" (a warning says so).
+INPUT_FLAGS := $(foreach i,$(INPUT),--input $(i)) $(if $(LICENCE),--licence '$(LICENCE)',)
 THREAD_FLAGS := $(if $(THREADS),--threads $(THREADS),)
 
 .PHONY: spark spark-check bench-spark bench-scale lint debs fuzz all build run filter split sample stats test test-rust test-polars test-python bench venv clean
@@ -23,7 +25,7 @@ all: build
 build:
 	$(CARGO) build --release --bin kibo
 
-## The whole pipeline (every stage built so far) on the embedded sample, or INPUT=...
+## The whole pipeline (every stage built so far) on the embedded sample, or INPUT=... [LICENCE=SPDX]
 run: build
 	$(KIBO) run $(INPUT_FLAGS) --out $(OUT) --pipeline $(PIPELINE) $(THREAD_FLAGS)
 	$(KIBO) sample --out $(OUT) --pipeline $(PIPELINE)
@@ -61,7 +63,7 @@ $(VENV)/.debs: Makefile
 debs: $(VENV)/.debs
 
 ## The same dataset built on Apache Spark (PySpark, local mode by default; on a cluster
-## see docs/distributed.md): make spark INPUT=PATH OUT=DIR [SPARK_MASTER=local[2]] [PIPELINE=FILE].
+## see docs/distributed.md): make spark INPUT=PATH OUT=DIR [LICENCE=SPDX] [SPARK_MASTER=local[2]] [PIPELINE=FILE].
 SPARK_MASTER ?= local[2]
 PYSPARK := PYSPARK_PYTHON=$(abspath $(PY)) PYSPARK_DRIVER_PYTHON=$(abspath $(PY))
 spark: build venv debs
@@ -82,9 +84,10 @@ SPARK_BENCH ?= pipelines/dev.toml $(wildcard /tmp/kibo-scale/1e7/files)
 bench-spark: build venv debs
 	$(PY) bench/spark.py $(KIBO) --master '$(SPARK_MASTER)' $(SPARK_BENCH)
 
-## Python venv for the query / oracle tests (polars, pyarrow, sgfmill, pytest).
+## Python venv for the query / oracle tests (polars, pyarrow, sgfmill, pytest). A venv
+## that exists (it may be a symlink to a shared one) is updated in place.
 $(VENV)/.ok: tests/python/requirements.txt
-	python3 -m venv $(VENV)
+	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r tests/python/requirements.txt
 	touch $@
 

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 
-use crate::config::{Config, Source};
+use crate::config::{Config, MemoryMb, Source, UNKNOWN_LICENCE};
 
 /// kibo: Go game archives → clean, deduplicated Parquet training samples.
 #[derive(Parser, Debug)]
@@ -144,9 +144,10 @@ struct OutArgs {
     /// Worker threads (0 = all cores; overrides the pipeline).
     #[arg(long)]
     threads: Option<usize>,
-    /// Memory budget in MiB (overrides `pipeline.memory_mb`).
+    /// Memory budget: MiB, or "auto" (a quarter of the machine's memory or cgroup limit,
+    /// at least 256 MiB); overrides `pipeline.memory_mb` (default "auto").
     #[arg(long)]
-    memory_mb: Option<usize>,
+    memory_mb: Option<MemoryMb>,
     /// Folder for spill files (overrides `pipeline.tmp_dir`; default: the output folder).
     #[arg(long)]
     tmp_dir: Option<PathBuf>,
@@ -160,6 +161,10 @@ struct RunArgs {
     /// Input file or folder (repeatable); replaces the pipeline's sources.
     #[arg(long)]
     input: Vec<PathBuf>,
+    /// Licence of the --input sources (SPDX id, e.g. CC-BY-4.0), recorded in the manifest
+    /// and the dataset card; without it they are recorded as "unknown".
+    #[arg(long, value_name = "SPDX")]
+    licence: Option<String>,
     #[command(flatten)]
     common: OutArgs,
 }
@@ -174,6 +179,8 @@ pub struct Resolved {
     pub pipeline_file: Option<PathBuf>,
     /// Progress off.
     pub quiet: bool,
+    /// The sources are the `--input` paths (not the pipeline file's `[[sources]]`).
+    pub from_inputs: bool,
 }
 
 /// The exit codes (README "Command line"; scripts depend on them).
@@ -211,7 +218,9 @@ fn setup<T>(msg: impl Into<String>) -> anyhow::Result<T> {
     Err(SetupError(msg.into()).into())
 }
 
-fn resolve(args: &OutArgs, inputs: Option<&[PathBuf]>) -> anyhow::Result<Resolved> {
+/// Merges the pipeline file (or the defaults) with the flags; `inputs` (with their
+/// `licence`) replace the file's sources when not empty.
+fn resolve(args: &OutArgs, inputs: &[PathBuf], licence: Option<&str>) -> anyhow::Result<Resolved> {
     let mut cfg = match &args.pipeline {
         Some(p) => Config::load(p).map_err(|e| SetupError(e.to_string()))?,
         None => Config::default(),
@@ -227,42 +236,72 @@ fn resolve(args: &OutArgs, inputs: Option<&[PathBuf]>) -> anyhow::Result<Resolve
     }
     let origin = args.pipeline.clone().unwrap_or_else(|| PathBuf::from("command line"));
     cfg.validate(&origin).map_err(|e| SetupError(e.to_string()))?;
-    if let Some(inputs) = inputs {
-        if !inputs.is_empty() {
-            cfg.sources = inputs
-                .iter()
-                .enumerate()
-                .map(|(i, p)| Source {
-                    name: if inputs.len() == 1 { "input".to_string() } else { format!("input{}", i + 1) },
-                    path: p.clone(),
-                    origin: Some("command line".into()),
-                    licence: None,
-                })
-                .collect();
+    if let Some(l) = licence {
+        if inputs.is_empty() {
+            return setup("--licence applies to the --input sources; a pipeline file's [[sources]] declare their own");
         }
+        if l.trim().is_empty() {
+            return setup("--licence is empty: give an SPDX id (e.g. --licence CC-BY-4.0)");
+        }
+    }
+    let from_inputs = !inputs.is_empty();
+    if from_inputs {
+        let n = inputs.len();
+        cfg.sources = inputs
+            .iter()
+            .enumerate()
+            .map(|(i, p)| Source {
+                name: if n == 1 { "input".to_string() } else { format!("input{}", i + 1) },
+                path: p.clone(),
+                origin: Some("command line".into()),
+                licence: licence.map(|l| l.trim().to_string()),
+            })
+            .collect();
     }
     let out = match args.out.clone().or_else(|| cfg.pipeline.out.clone()) {
         Some(o) => o,
         None => return setup("no output folder: pass --out DIR or set pipeline.out"),
     };
-    Ok(Resolved { cfg, out, pipeline_file: args.pipeline.clone(), quiet: args.quiet })
+    Ok(Resolved { cfg, out, pipeline_file: args.pipeline.clone(), quiet: args.quiet, from_inputs })
 }
 
-fn check_inputs(r: &Resolved) -> anyhow::Result<()> {
+/// Checks that every source exists and, for a pipeline file's sources under
+/// `pipeline.require_licence`, declares a licence; then prepares the folder `dir` that
+/// the command writes, and warns (one line) about the sources recorded with an unknown
+/// licence.
+fn check_inputs(r: &Resolved, dir: &Path) -> anyhow::Result<()> {
     if r.cfg.sources.is_empty() {
         return setup("no inputs: pass --input PATH or list [[sources]] in the pipeline");
     }
+    let mut unlicensed = Vec::new();
     for s in &r.cfg.sources {
         if let Err(e) = std::fs::metadata(&s.path) {
             return setup(format!("input {}: {e}", s.path.display()));
         }
-        if r.cfg.pipeline.require_licence && s.licence.as_deref().is_none_or(|l| l.trim().is_empty()) {
-            return setup(format!(
-                "source {:?} ({}) declares no licence and pipeline.require_licence is set",
-                s.name,
-                s.path.display()
-            ));
+        if s.declared_licence().is_none() {
+            if r.cfg.pipeline.require_licence && !r.from_inputs {
+                return setup(format!(
+                    "source {:?} ({}) declares no licence and pipeline.require_licence is set",
+                    s.name,
+                    s.path.display()
+                ));
+            }
+            unlicensed.push(format!("{:?} ({})", s.name, s.path.display()));
         }
+    }
+    prepare_out(dir)?;
+    if !unlicensed.is_empty() {
+        let how = if r.from_inputs {
+            "pass --licence SPDX (e.g. --licence CC-BY-4.0), or list the source with its licence under [[sources]] in a pipeline file"
+        } else {
+            "add licence = \"SPDX\" to the [[sources]] entry in the pipeline file"
+        };
+        let (noun, verb) = if unlicensed.len() == 1 { ("source", "declares") } else { ("sources", "declare") };
+        eprintln!(
+            "kibo: warning: {noun} {} {verb} no licence: recorded as {UNKNOWN_LICENCE:?} in manifest.json and the \
+             dataset card; to declare one, {how}",
+            unlicensed.join(", ")
+        );
     }
     Ok(())
 }
@@ -298,14 +337,13 @@ pub fn main_with_args() -> i32 {
 fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.cmd {
         Cmd::Filter(a) => {
-            let r = resolve(&a.common, Some(&a.input))?;
-            check_inputs(&r)?;
-            prepare_out(&r.out)?;
+            let r = resolve(&a.common, &a.input, a.licence.as_deref())?;
+            check_inputs(&r, &r.out)?;
             let code = pool(r.cfg.pipeline.threads)?.install(|| do_filter(&r))?;
             Ok(code)
         }
         Cmd::Split(a) => {
-            let r = resolve(&a, None)?;
+            let r = resolve(&a, &[], None)?;
             if !r.out.join("games").is_dir() {
                 return setup(format!("{} has no games table: run `kibo filter` first", r.out.display()));
             }
@@ -314,7 +352,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             Ok(Exit::Ok as i32)
         }
         Cmd::Stats(a) => {
-            let r = resolve(&a, None)?;
+            let r = resolve(&a, &[], None)?;
             if !r.out.join("games").is_dir() {
                 return setup(format!("{} has no games table: run `kibo run` first", r.out.display()));
             }
@@ -341,7 +379,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             Ok(Exit::Ok as i32)
         }
         Cmd::Sample(a) => {
-            let r = resolve(&a.common, None)?;
+            let r = resolve(&a.common, &[], None)?;
             if !r.out.join("samples").is_dir() {
                 return setup(format!(
                     "{} has no samples table: run `kibo split` (or `kibo run`) first",
@@ -370,9 +408,8 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         }
         Cmd::Part(c) => part(c),
         Cmd::Run(a) => {
-            let r = resolve(&a.common, Some(&a.input))?;
-            check_inputs(&r)?;
-            prepare_out(&r.out)?;
+            let r = resolve(&a.common, &a.input, a.licence.as_deref())?;
+            check_inputs(&r, &r.out)?;
             let p = pool(r.cfg.pipeline.threads)?;
             let code = p.install(|| do_filter(&r))?;
             p.install(|| do_split(&r))?;
@@ -456,7 +493,7 @@ fn part(c: PartCmd) -> anyhow::Result<i32> {
         PartCmd::Write(a) => ("write", a),
         PartCmd::Finish(a) => ("finish", a),
     };
-    let r = resolve(&a.run.common, Some(&a.run.input))?;
+    let r = resolve(&a.run.common, &a.run.input, a.run.licence.as_deref())?;
     let none = PathBuf::from("/nonexistent/kibo-none");
     let dir = p::part_dir(&a.work, a.part);
     let load_plan = || -> anyhow::Result<p::Plan> {
@@ -471,8 +508,7 @@ fn part(c: PartCmd) -> anyhow::Result<i32> {
     let pool = pool(r.cfg.pipeline.threads)?;
     match step {
         "plan" => {
-            check_inputs(&r)?;
-            prepare_out(&a.work)?;
+            check_inputs(&r, &a.work)?;
             let plan = p::plan(&r.cfg, a.parts);
             let text = serde_json::to_string_pretty(&plan)? + "\n";
             crate::storage::write_atomic(&a.work, "plan.json", text.as_bytes())?;
@@ -529,9 +565,10 @@ fn print_split(report: &crate::stages::split::SplitReport, t0: std::time::Instan
     eprintln!("split: accounting: {}", report.accounting.line);
     let m = &report.memory;
     eprintln!(
-        "split: memory: peak {:.0} MiB, budget {} MiB (pipeline.memory_mb); {:.1} MB spilled",
+        "split: memory: peak {:.0} MiB, budget {} MiB (pipeline.memory_mb = {}); {:.1} MB spilled",
         crate::stages::split::peak_rss_bytes() as f64 / (1 << 20) as f64,
         m.budget.total >> 20,
+        m.budget.describe(),
         m.spilled_bytes as f64 / 1e6
     );
 }

@@ -9,6 +9,7 @@ out = "out/default"
 threads = 0            # 0 = all cores
 seed = 20261130
 require_licence = false
+memory_mb = "auto"     # or a number of MiB
 
 [[sources]]
 name = "kombilo"
@@ -46,8 +47,89 @@ pub struct Config {
     pub split: SplitConfig,
 }
 
-/// Default of `pipeline.memory_mb` (docs/performance.md, "Memory", says why).
-pub const DEFAULT_MEMORY_MB: usize = 1024;
+/// The licence recorded (manifest, card) for a source that declares none.
+pub const UNKNOWN_LICENCE: &str = "unknown";
+
+/// `pipeline.memory_mb`: a number of MiB, or `"auto"` (the default), a share of the
+/// machine's memory (docs/performance.md, "Memory"; [`auto_memory`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MemoryMb {
+    /// [`AUTO_MEMORY_RULE`] of the memory this process may use.
+    #[default]
+    Auto,
+    /// This many MiB (at least 1).
+    Mib(usize),
+}
+
+/// What `pipeline.memory_mb` accepts (every message about a bad value names it).
+const MEMORY_MB_ALLOWED: &str = "a number of MiB (at least 1) or \"auto\"";
+
+impl MemoryMb {
+    fn of_mib(n: u64) -> Result<MemoryMb, String> {
+        match usize::try_from(n) {
+            Ok(n) if (1..=usize::MAX >> 20).contains(&n) => Ok(MemoryMb::Mib(n)),
+            _ => Err(MemoryMb::refused(&n)),
+        }
+    }
+
+    /// The message for a value outside the domain.
+    fn refused(value: &dyn std::fmt::Display) -> String {
+        format!("pipeline.memory_mb must be {MEMORY_MB_ALLOWED}, not {value}")
+    }
+}
+
+impl std::str::FromStr for MemoryMb {
+    type Err = String;
+    /// `"auto"` or a number of MiB (the command line's `--memory-mb`).
+    fn from_str(s: &str) -> Result<MemoryMb, String> {
+        if s == "auto" {
+            return Ok(MemoryMb::Auto);
+        }
+        let n = s.parse::<u64>().map_err(|_| MemoryMb::refused(&format!("{s:?}")))?;
+        MemoryMb::of_mib(n)
+    }
+}
+
+impl std::fmt::Display for MemoryMb {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MemoryMb::Auto => f.write_str("auto"),
+            MemoryMb::Mib(n) => write!(f, "{n}"),
+        }
+    }
+}
+
+impl Serialize for MemoryMb {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            MemoryMb::Auto => s.serialize_str("auto"),
+            MemoryMb::Mib(n) => s.serialize_u64(*n as u64),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for MemoryMb {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<MemoryMb, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = MemoryMb;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "pipeline.memory_mb: {MEMORY_MB_ALLOWED}")
+            }
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<MemoryMb, E> {
+                MemoryMb::of_mib(n).map_err(E::custom)
+            }
+            fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<MemoryMb, E> {
+                let n = u64::try_from(n).map_err(|_| E::custom(MemoryMb::refused(&n)))?;
+                MemoryMb::of_mib(n).map_err(E::custom)
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<MemoryMb, E> {
+                s.parse().map_err(E::custom)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
 
 /// `[pipeline]`
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -65,10 +147,12 @@ pub struct PipelineSection {
     pub require_licence: bool,
     /// Verification samples drawn by `kibo sample` (default 20).
     pub verify_samples: usize,
-    /// The memory budget of every stage, in MiB (docs/performance.md, "Memory"):
-    /// everything that grows with the corpus (the dedup index and its kept rows, the
-    /// duplicate-game index) is counted against it and spills to disk past its share.
-    pub memory_mb: usize,
+    /// The memory budget of every stage, in MiB, or `"auto"` (the default: a quarter of
+    /// the machine's memory or of the cgroup limit, at least 256 MiB; docs/performance.md,
+    /// "Memory"): everything that grows with the corpus (the dedup index and its kept
+    /// rows, the duplicate-game index) is counted against it and spills to disk past its
+    /// share.
+    pub memory_mb: MemoryMb,
     /// Where spill files go (default: the output folder); removed on success and on
     /// every error.
     pub tmp_dir: Option<PathBuf>,
@@ -83,7 +167,7 @@ impl Default for PipelineSection {
             seed: 20261130,
             require_licence: false,
             verify_samples: 20,
-            memory_mb: DEFAULT_MEMORY_MB,
+            memory_mb: MemoryMb::Auto,
             tmp_dir: None,
         }
     }
@@ -103,6 +187,19 @@ pub struct Source {
     /// Licence (SPDX id or text); `None` = undeclared.
     #[serde(default)]
     pub licence: Option<String>,
+}
+
+impl Source {
+    /// The licence declared, trimmed; `None` when absent or blank.
+    pub fn declared_licence(&self) -> Option<&str> {
+        self.licence.as_deref().map(str::trim).filter(|l| !l.is_empty())
+    }
+
+    /// The licence the manifest and the card record: the declared one, else
+    /// [`UNKNOWN_LICENCE`].
+    pub fn recorded_licence(&self) -> &str {
+        self.declared_licence().unwrap_or(UNKNOWN_LICENCE)
+    }
 }
 
 /// `[filter]`: which readable 19×19 games are kept.
@@ -263,6 +360,10 @@ pub enum ConfigError {
 /// How a stage divides `pipeline.memory_mb` (docs/performance.md, "Memory").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct MemoryBudget {
+    /// `pipeline.memory_mb` as set: a number of MiB or "auto".
+    pub memory_mb: MemoryMb,
+    /// With "auto": what it was derived from (null for a number).
+    pub auto: Option<AutoMemory>,
     /// The whole budget, bytes.
     pub total: usize,
     /// The position dedup index (observations and kept rows), bytes.
@@ -271,15 +372,102 @@ pub struct MemoryBudget {
     pub duplicate_games: usize,
 }
 
+/// How `memory_mb = "auto"` is derived (report.json → `split.memory.budget.auto.rule`).
+pub const AUTO_MEMORY_RULE: &str = "1/4 of min(MemTotal, cgroup memory limit), at least 256 MiB";
+/// The least budget `"auto"` gives: about the split stage's fixed working set.
+pub const AUTO_MEMORY_FLOOR: usize = 256 << 20;
+/// `"auto"` where neither the machine's memory nor a limit can be read (not Linux).
+pub const AUTO_MEMORY_FALLBACK: usize = 1024 << 20;
+
+/// What `memory_mb = "auto"` resolved to, and from what.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct AutoMemory {
+    /// [`AUTO_MEMORY_RULE`].
+    pub rule: &'static str,
+    /// `MemTotal` of `/proc/meminfo`, bytes (null: unreadable).
+    pub ram_bytes: Option<u64>,
+    /// The lowest cgroup memory limit found, bytes (null: none set).
+    pub cgroup_limit_bytes: Option<u64>,
+    /// The budget, bytes.
+    pub budget: usize,
+}
+
+/// `"auto"` from the texts of `/proc/meminfo` and of the cgroup limit files found
+/// (v2 `memory.max`, v1 `memory.limit_in_bytes`): a quarter of the smaller of `MemTotal`
+/// and the lowest limit, rounded down to whole MiB, at least [`AUTO_MEMORY_FLOOR`];
+/// [`AUTO_MEMORY_FALLBACK`] when neither is known. `max`, and values of an exbibyte or
+/// more (v1's "unlimited" is about 2^63), are no limit.
+pub fn auto_memory(meminfo: &str, cgroup_limits: &[&str]) -> AutoMemory {
+    let ram_bytes = meminfo.lines().find_map(|l| {
+        let kb = l.strip_prefix("MemTotal:")?.trim().strip_suffix("kB")?.trim().parse::<u64>().ok()?;
+        Some(kb.saturating_mul(1024)).filter(|&b| b > 0)
+    });
+    let cgroup_limit_bytes =
+        cgroup_limits.iter().filter_map(|t| t.trim().parse::<u64>().ok()).filter(|&b| b > 0 && b < 1 << 60).min();
+    let budget = match ram_bytes.into_iter().chain(cgroup_limit_bytes).min() {
+        Some(base) => usize::try_from(((base / 4) >> 20) << 20).unwrap_or(usize::MAX).max(AUTO_MEMORY_FLOOR),
+        None => AUTO_MEMORY_FALLBACK,
+    };
+    AutoMemory { rule: AUTO_MEMORY_RULE, ram_bytes, cgroup_limit_bytes, budget }
+}
+
+/// [`auto_memory`] of this machine (read once per process): `/proc/meminfo`, and the
+/// cgroup v2 `memory.max` of this process's cgroup and of the root of the cgroup
+/// filesystem, and the cgroup v1 `memory.limit_in_bytes`, those that exist.
+pub fn machine_auto_memory() -> AutoMemory {
+    static AUTO: std::sync::OnceLock<AutoMemory> = std::sync::OnceLock::new();
+    *AUTO.get_or_init(|| {
+        let read = |p: &str| std::fs::read_to_string(p).ok();
+        let own_v2 = read("/proc/self/cgroup").and_then(|t| {
+            t.lines().find_map(|l| l.strip_prefix("0::").map(|p| format!("/sys/fs/cgroup{}/memory.max", p.trim_end())))
+        });
+        let limits: Vec<String> = [own_v2.as_deref(), Some("/sys/fs/cgroup/memory.max")]
+            .into_iter()
+            .flatten()
+            .chain(["/sys/fs/cgroup/memory/memory.limit_in_bytes"])
+            .filter_map(read)
+            .collect();
+        let limits: Vec<&str> = limits.iter().map(String::as_str).collect();
+        auto_memory(&read("/proc/meminfo").unwrap_or_default(), &limits)
+    })
+}
+
+impl MemoryBudget {
+    /// The setting, with what `"auto"` resolved to: `512`, `auto: 1/4 of RAM (23.5 GiB)`.
+    pub fn describe(&self) -> String {
+        let Some(a) = self.auto else { return self.memory_mb.to_string() };
+        let Some(base) = a.ram_bytes.into_iter().chain(a.cgroup_limit_bytes).min() else {
+            return format!("auto: {} MiB, the machine's memory is unknown", a.budget >> 20);
+        };
+        let of = if a.cgroup_limit_bytes == Some(base) { "the cgroup limit" } else { "RAM" };
+        let quarter = format!("1/4 of {of} ({:.1} GiB)", gib(base));
+        if (base / 4) < AUTO_MEMORY_FLOOR as u64 {
+            format!("auto: the {} MiB floor, above {quarter}", AUTO_MEMORY_FLOOR >> 20)
+        } else {
+            format!("auto: {quarter}")
+        }
+    }
+}
+
+fn gib(bytes: u64) -> f64 {
+    bytes as f64 / (1u64 << 30) as f64
+}
+
 impl Config {
     /// The memory budget and its shares: half of it for the dedup index (or
     /// `split.dedup_memory_mb` when set), an eighth for the duplicate-game index; the rest
     /// is the working set that does not grow with the corpus (chunks of games being
     /// replayed, Parquet row groups being written).
     pub fn memory(&self) -> MemoryBudget {
-        let total = self.pipeline.memory_mb << 20;
+        let (auto, total) = match self.pipeline.memory_mb {
+            MemoryMb::Auto => {
+                let a = machine_auto_memory();
+                (Some(a), a.budget)
+            }
+            MemoryMb::Mib(m) => (None, m << 20),
+        };
         let dedup_index = self.split.dedup_memory_mb.map_or(total / 2, |m| m << 20);
-        MemoryBudget { total, dedup_index, duplicate_games: total / 8 }
+        MemoryBudget { memory_mb: self.pipeline.memory_mb, auto, total, dedup_index, duplicate_games: total / 8 }
     }
 
     /// Where spill files go: `pipeline.tmp_dir`, else `out`.
@@ -321,9 +509,6 @@ impl Config {
         let r = self.split.split_ratios;
         if r.iter().any(|x| !(0.0..=1.0).contains(x)) || (r.iter().sum::<f64>() - 1.0).abs() > 1e-6 {
             return bad(format!("split.split_ratios must be three fractions summing to 1, not {r:?}"));
-        }
-        if self.pipeline.memory_mb == 0 {
-            return bad("pipeline.memory_mb must be at least 1".into());
         }
         if self.split.row_group_rows == 0 || self.split.shard_rows == 0 {
             return bad("split.row_group_rows and split.shard_rows must be positive".into());
@@ -375,5 +560,81 @@ mod tests {
         let c = Config::parse("[filter]\nmin_rank = \"2d\"\nresult_kinds = [\"resign\"]\n", Path::new("p")).unwrap();
         assert_eq!(c.filter.min_rank.map(|r| r.numeric), Some(2));
         assert_eq!(c.filter.result_kinds, vec![ResultKind::Resign]);
+    }
+
+    const MEMINFO: &str = "MemTotal:       24683584 kB\nMemFree:         1000000 kB\nMemAvailable:   20000000 kB\n";
+
+    #[test]
+    fn auto_memory_is_a_quarter_of_ram_or_of_the_cgroup_limit() {
+        // No limit files, or limits that mean none: a quarter of MemTotal, whole MiB.
+        for limits in [&[][..], &["max\n"], &["9223372036854771712\n"], &["max\n", "9223372036854771712"]] {
+            let a = auto_memory(MEMINFO, limits);
+            assert_eq!(a.ram_bytes, Some(24683584 * 1024));
+            assert_eq!(a.cgroup_limit_bytes, None, "{limits:?}");
+            assert_eq!(a.budget, 6026 << 20, "{limits:?}");
+        }
+        // A cgroup limit below the RAM is what the quarter is of; the lowest one counts.
+        let a = auto_memory(MEMINFO, &["8589934592\n", "max", "4294967296"]);
+        assert_eq!((a.cgroup_limit_bytes, a.budget), (Some(4 << 30), 1 << 30));
+        // A limit above the RAM changes nothing.
+        assert_eq!(auto_memory(MEMINFO, &["107374182400"]).budget, 6026 << 20);
+        // The floor.
+        assert_eq!(auto_memory("MemTotal: 524288 kB\n", &[]).budget, AUTO_MEMORY_FLOOR);
+        assert_eq!(auto_memory(MEMINFO, &["536870912"]).budget, AUTO_MEMORY_FLOOR);
+        // Nothing readable: the fallback; only a limit: a quarter of it.
+        assert_eq!(auto_memory("", &["garbage", ""]).budget, AUTO_MEMORY_FALLBACK);
+        assert_eq!(auto_memory("MemFree: 12 kB\n", &[]).ram_bytes, None);
+        assert_eq!(auto_memory("", &["17179869184"]).budget, 4 << 30);
+    }
+
+    #[test]
+    fn memory_mb_is_auto_by_default_a_number_or_auto() {
+        let c = Config::parse("", Path::new("p")).unwrap();
+        assert_eq!(c.pipeline.memory_mb, MemoryMb::Auto);
+        let m = c.memory();
+        let auto = m.auto.expect("auto is described");
+        assert_eq!(m.total, auto.budget);
+        assert!(m.total >= AUTO_MEMORY_FLOOR && m.total.is_multiple_of(1 << 20));
+        assert_eq!((m.dedup_index, m.duplicate_games), (m.total / 2, m.total / 8));
+        assert!(m.describe().starts_with("auto: "), "{}", m.describe());
+        let c = Config::parse("[pipeline]\nmemory_mb = \"auto\"\n", Path::new("p")).unwrap();
+        assert_eq!(c.pipeline.memory_mb, MemoryMb::Auto);
+        let c = Config::parse("[pipeline]\nmemory_mb = 512\n[split]\ndedup_memory_mb = 8\n", Path::new("p")).unwrap();
+        let m = c.memory();
+        assert_eq!((m.memory_mb, m.auto, m.total, m.dedup_index), (MemoryMb::Mib(512), None, 512 << 20, 8 << 20));
+        assert_eq!(m.describe(), "512");
+        // The manifest records the setting, not what it resolved to.
+        assert_eq!(serde_json::to_value(&c.pipeline).unwrap()["memory_mb"], 512);
+        assert_eq!(serde_json::to_value(PipelineSection::default()).unwrap()["memory_mb"], "auto");
+        // The command line's form.
+        assert_eq!("auto".parse::<MemoryMb>(), Ok(MemoryMb::Auto));
+        assert_eq!("64".parse::<MemoryMb>(), Ok(MemoryMb::Mib(64)));
+        for bad in ["0", "-3", "lots", "1.5", ""] {
+            let e = bad.parse::<MemoryMb>().unwrap_err();
+            assert!(e.contains("\"auto\"") && e.contains("number of MiB"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_bad_memory_mb_is_located_and_names_the_allowed_values() {
+        for (value, shown) in [("\"lots\"", "lots"), ("0", "0"), ("-1", "-1"), ("1.5", "1.5"), ("\"Auto\"", "Auto")] {
+            let text = format!("[pipeline]\nname = \"x\"\nmemory_mb = {value}\n");
+            let e = Config::parse(&text, Path::new("p.toml")).unwrap_err().to_string();
+            assert!(e.starts_with("p.toml:3:"), "{value}: {e}");
+            assert!(e.contains("memory_mb") && e.contains("\"auto\"") && e.contains("number of MiB"), "{value}: {e}");
+            assert!(e.contains(shown), "{value}: {e}");
+        }
+    }
+
+    #[test]
+    fn describe_says_what_auto_came_from() {
+        let budget = |a: AutoMemory| MemoryBudget { auto: Some(a), total: a.budget, ..Default::default() };
+        assert_eq!(budget(auto_memory(MEMINFO, &[])).describe(), "auto: 1/4 of RAM (23.5 GiB)");
+        assert_eq!(budget(auto_memory(MEMINFO, &["4294967296"])).describe(), "auto: 1/4 of the cgroup limit (4.0 GiB)");
+        assert_eq!(
+            budget(auto_memory("MemTotal: 524288 kB\n", &[])).describe(),
+            "auto: the 256 MiB floor, above 1/4 of RAM (0.5 GiB)"
+        );
+        assert_eq!(budget(auto_memory("", &[])).describe(), "auto: 1024 MiB, the machine's memory is unknown");
     }
 }

@@ -87,6 +87,80 @@ fn embedded_sample_runs_and_adds_up() {
     assert_eq!(manifest["sources"][0]["files"].as_array().unwrap().len(), 37); // the licence file is not read
 }
 
+fn manifest(out: &std::path::Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn an_input_without_a_licence_is_recorded_unknown_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    // pipelines/default.toml sets require_licence: it holds for its own [[sources]], not for --input.
+    let out = dir.path().join("out");
+    let o = run_ok("run", std::path::Path::new("data/kombilo"), &out, std::path::Path::new("pipelines/default.toml"));
+    let e = stderr(&o);
+    let warnings: Vec<&str> = e.lines().filter(|l| l.starts_with("kibo: warning:")).collect();
+    assert_eq!(warnings.len(), 1, "{e}");
+    assert!(warnings[0].contains("\"input\" (data/kombilo)") && warnings[0].contains("--licence SPDX"), "{e}");
+    assert!(warnings[0].contains("[[sources]]") && warnings[0].contains("\"unknown\""), "{e}");
+    assert_eq!(manifest(&out)["sources"][0]["licence"], "unknown");
+    let card = std::fs::read_to_string(out.join("README.md")).unwrap();
+    assert!(
+        card.contains("license:\n- unknown\n") && card.contains("| input | unknown | 43 | command line |"),
+        "{card}"
+    );
+
+    // --licence declares it, for every --input: no warning.
+    let out = dir.path().join("mit");
+    let (a, b) = ("data/kombilo/contlist.sgf", "data/kombilo/under-the-stones.sgf");
+    let args = ["run", "--input", a, "--input", b, "--licence", "MIT", "--out", out.to_str().unwrap(), "-q"];
+    let o = run(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+    let m = manifest(&out);
+    assert_eq!((&m["sources"][0]["licence"], &m["sources"][1]["licence"]), (&"MIT".into(), &"MIT".into()));
+    let card = std::fs::read_to_string(out.join("README.md")).unwrap();
+    assert!(card.contains("license:\n- mit\n") && card.contains("| input2 | MIT |"), "{card}");
+
+    // --licence without --input, or empty: usage errors, nothing written.
+    let out = dir.path().join("none");
+    for args in [
+        vec!["run", "--pipeline", "pipelines/default.toml", "--licence", "MIT", "--out", out.to_str().unwrap()],
+        vec!["run", "--input", "data/kombilo", "--licence", " ", "--out", out.to_str().unwrap()],
+    ] {
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains("--licence"), "{}", stderr(&o));
+        assert!(!out.exists());
+    }
+}
+
+#[test]
+fn require_licence_still_holds_for_the_pipeline_sources() {
+    let dir = tempfile::tempdir().unwrap();
+    let pipeline = |require: bool| {
+        let p = dir.path().join(format!("p-{require}.toml"));
+        let text = format!(
+            "[pipeline]\nrequire_licence = {require}\n\n[[sources]]\nname = \"mine\"\npath = \"data/kombilo\"\n"
+        );
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let out = dir.path().join("strict");
+    let o = run(&["filter", "--pipeline", pipeline(true).to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("source \"mine\" (data/kombilo) declares no licence and pipeline.require_licence is set")
+    );
+    assert!(!out.exists());
+    let out = dir.path().join("lax");
+    let o = run(&["filter", "--pipeline", pipeline(false).to_str().unwrap(), "--out", out.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("kibo: warning: source \"mine\"") && e.contains("to the [[sources]] entry"), "{e}");
+    assert!(!e.contains("--licence"), "the pipeline's source is declared in the file: {e}");
+    assert_eq!(manifest(&out)["sources"][0]["licence"], "unknown");
+}
+
 #[test]
 fn missing_input_and_unwritable_out_exit_2() {
     let dir = tempfile::tempdir().unwrap();

@@ -129,6 +129,10 @@ fn a_tiny_memory_budget_spills_every_index_and_gives_the_same_shards() {
     }
     let m = &report(&tight)["split"]["memory"];
     assert_eq!(m["budget"]["total"], 1 << 20, "{m}");
+    assert_eq!((&m["budget"]["memory_mb"], &m["budget"]["auto"]), (&1.into(), &serde_json::Value::Null), "{m}");
+    let f = &report(&free)["split"]["memory"]["budget"];
+    assert_eq!(f["memory_mb"], "auto", "the default: {f}");
+    assert_eq!(f["auto"]["budget"], f["total"], "{f}");
     assert_eq!(m["duplicate_game_index"]["spilled"], true, "{m}");
     assert_eq!(report(&tight)["split"]["dedup"]["spilled"], true);
     assert!(m["spilled_bytes"].as_u64().unwrap() > 1 << 20, "{m}");
@@ -170,4 +174,53 @@ fn a_collection_over_max_member_bytes_is_read_whole_in_parts() {
     assert!(a.len() >= 35, "{}", a.len());
     assert_eq!(a, b, "the same games, indices and offsets whether read whole or in parts");
     assert_eq!(rejects(&whole).len(), rejects(&parts).len());
+}
+
+#[test]
+fn memory_mb_auto_is_the_default_and_is_reported_with_what_it_came_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let budget = |out: &Path| report(out)["split"]["memory"]["budget"].clone();
+    let mut outs = Vec::new();
+    for (name, flags) in [("default", &[][..]), ("auto", &["--memory-mb", "auto"]), ("n", &["--memory-mb", "300"])] {
+        let out = dir.path().join(name);
+        let mut args = vec!["run", "--input", "data/kombilo", "--out", out.to_str().unwrap(), "-q"];
+        args.extend(flags);
+        let o = run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        outs.push(out);
+    }
+    for out in &outs[..2] {
+        let b = budget(out);
+        assert_eq!(b["memory_mb"], "auto", "{b}");
+        let a = &b["auto"];
+        assert_eq!(a["budget"], b["total"], "{b}");
+        assert!(a["rule"].as_str().unwrap().contains("1/4"), "{b}");
+        // What it came from is this machine's: a quarter of MemTotal, or of a lower limit.
+        let base = [&a["ram_bytes"], &a["cgroup_limit_bytes"]].iter().filter_map(|v| v.as_u64()).min().unwrap();
+        let total = b["total"].as_u64().unwrap();
+        assert_eq!(total, (((base / 4) >> 20) << 20).max(256 << 20), "{b}");
+        assert_eq!(b["dedup_index"].as_u64().unwrap(), total / 2, "{b}");
+        let manifest: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+        assert_eq!(
+            manifest["pipeline"]["config"]["pipeline"]["memory_mb"], "auto",
+            "the setting, not the machine's figure"
+        );
+    }
+    let b = budget(&outs[2]);
+    assert_eq!(
+        (&b["memory_mb"], &b["total"], &b["auto"]),
+        (&300.into(), &(300u64 << 20).into(), &serde_json::Value::Null)
+    );
+    for table in ["samples", "games"] {
+        assert_eq!(snapshot(&outs[0].join(table)), snapshot(&outs[2].join(table)), "{table} depends on the budget");
+    }
+    // A bad value: exit 2, naming the allowed values, nothing written.
+    for bad in ["0", "lots", "-5"] {
+        let out = dir.path().join(format!("bad{bad}"));
+        let o = run(&["run", "--input", "data/kombilo", "--out", out.to_str().unwrap(), &format!("--memory-mb={bad}")]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert!(stderr(&o).contains("\"auto\"") && stderr(&o).contains("number of MiB"), "{}", stderr(&o));
+        assert!(!out.exists());
+    }
 }

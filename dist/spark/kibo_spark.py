@@ -40,6 +40,7 @@ def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--kibo", required=True, help="the kibo binary (a path on every executor, or shipped with --files)")
     ap.add_argument("--input", action="append", default=[], help="input file or folder (repeatable)")
+    ap.add_argument("--licence", help="licence (SPDX id) of the --input sources; without it: recorded as unknown")
     ap.add_argument("--pipeline", help="pipeline TOML file (the same file drives `kibo run`)")
     ap.add_argument("--out", required=True, help="output folder")
     ap.add_argument("--work", help="work folder shared by the tasks (default: OUT/.spark-work)")
@@ -59,15 +60,18 @@ def kibo_argv(a, step, work, part=None, extra=()):
         argv += ["--pipeline", a["pipeline"]]
     for i in a["input"]:
         argv += ["--input", i]
+    if a["licence"]:
+        argv += ["--licence", a["licence"]]
     if part is not None:
         argv += ["--part", str(part)]
     return argv + list(extra)
 
 
-def run_kibo(argv, kill_when=None):
-    """Runs one kibo process; returns (exit code, CPU seconds). Exit 1 (some inputs
-    unreadable, each a rejects row) is success. With `kill_when` (a path), the process
-    is sent SIGKILL as soon as that path exists: a task dying mid-run."""
+def run_kibo(argv, kill_when=None, echo_stderr=False):
+    """Runs one kibo process; returns (exit code, CPU seconds, stdout). Exit 1 (some
+    inputs unreadable, each a rejects row) is success. With `kill_when` (a path), the
+    process is sent SIGKILL as soon as that path exists: a task dying mid-run. With
+    `echo_stderr`, its stderr (kibo's warnings) is passed on to ours."""
     import resource
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -84,6 +88,8 @@ def run_kibo(argv, kill_when=None):
         how = f"killed by signal {-p.returncode}" if p.returncode < 0 else f"exit {p.returncode}"
         part = argv[argv.index("--part") + 1] if "--part" in argv else "-"
         raise RuntimeError(f"kibo part {argv[2]} (part {part}): {how}\n{err.decode(errors='replace')[-3000:]}")
+    if echo_stderr:
+        sys.stderr.write(err.decode(errors="replace"))
     return p.returncode, cpu, out.decode()
 
 
@@ -194,7 +200,7 @@ def main(argv=None):
     a = {"kibo": os.path.abspath(args.kibo) if os.path.exists(args.kibo) else args.kibo,
          "input": [os.path.abspath(i) if os.path.exists(i) else i for i in args.input],
          "pipeline": os.path.abspath(args.pipeline) if args.pipeline else None,
-         "out": out, "threads": args.threads, "fault": args.fault}
+         "licence": args.licence, "out": out, "threads": args.threads, "fault": args.fault}
     if os.path.isdir(work) and not args.resume:
         shutil.rmtree(work)
     os.makedirs(work, exist_ok=True)
@@ -246,7 +252,8 @@ def main(argv=None):
     cores = sc.defaultParallelism
     parts = args.parts or max(4, 2 * cores)
     if not (args.resume and os.path.exists(os.path.join(work, "plan.json"))):
-        _, _, text = run_kibo(kibo_argv(a, "plan", work, extra=["--parts", str(parts)]))
+        # The plan checks the inputs: its warnings (a source without a licence) are shown.
+        _, _, text = run_kibo(kibo_argv(a, "plan", work, extra=["--parts", str(parts)]), echo_stderr=True)
     with open(os.path.join(work, "plan.json")) as f:
         plan = json.load(f)
     ks = [p["part"] for p in plan["parts"]]

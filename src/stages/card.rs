@@ -13,6 +13,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::config::UNKNOWN_LICENCE;
 use crate::storage::write_atomic;
 
 const SCHEMA_DOC: &str = include_str!("../../docs/schema.md");
@@ -32,12 +33,19 @@ fn schema_section(name: &str) -> &'static str {
     body[..end].trim_end()
 }
 
+/// A source's licence as the manifest records it (an older manifest's null or blank:
+/// `unknown`).
+fn recorded_licence(l: Option<&str>) -> &str {
+    l.map(str::trim).filter(|l| !l.is_empty()).unwrap_or(UNKNOWN_LICENCE)
+}
+
 /// A licence as the Hub's `license:` field spells it (lowercase SPDX; none: `unknown`).
 fn hub_licence(l: Option<&str>) -> String {
-    match l.map(str::trim).filter(|l| !l.is_empty()) {
-        Some(l) if l.chars().all(|c| c.is_ascii_alphanumeric() || ".-+".contains(c)) => l.to_ascii_lowercase(),
-        Some(_) => "other".to_string(),
-        None => "unknown".to_string(),
+    let l = recorded_licence(l);
+    if l.chars().all(|c| c.is_ascii_alphanumeric() || ".-+".contains(c)) {
+        l.to_ascii_lowercase()
+    } else {
+        "other".to_string()
     }
 }
 
@@ -119,7 +127,7 @@ pub fn render(report: &Value, manifest: &Value) -> String {
         let _ = writeln!(
             t,
             "| {n} | {} | {found} | {} |",
-            s["licence"].as_str().unwrap_or("not stated"),
+            recorded_licence(s["licence"].as_str()),
             s["origin"].as_str().unwrap_or("")
         );
     }
@@ -171,7 +179,11 @@ mod tests {
         let manifest = json!({
             "schema_version": "2",
             "pipeline": {"name": "t"},
-            "sources": [{"name": "a", "licence": "MIT", "origin": "here"}, {"name": "b", "licence": null}],
+            "sources": [
+                {"name": "a", "licence": "MIT", "origin": "here"},
+                {"name": "b", "licence": null},
+                {"name": "c", "licence": "unknown", "origin": "command line"},
+            ],
         });
         let card = render(&report, &manifest);
         let header = card.split("\n---\n").next().unwrap();
@@ -179,7 +191,8 @@ mod tests {
         assert!(header.contains("- split: test\n    path: samples/part-test-*.parquet"));
         assert!(!header.contains("validation"), "a split without samples is not listed");
         assert!(header.contains("license:\n- mit\n- unknown\n"));
-        assert!(card.contains("| a | MIT | 3 | here |") && card.contains("| b | not stated | 0 |  |"));
+        assert!(card.contains("| a | MIT | 3 | here |") && card.contains("| b | unknown | 0 |  |"));
+        assert!(card.contains("| c | unknown | 0 | command line |"), "an undeclared licence is recorded as unknown");
         assert!(card.contains("### `samples`") && card.contains("| `move_gtp` |"), "the schema is in the card");
         assert_eq!(card, render(&report, &manifest));
     }

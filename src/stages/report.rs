@@ -72,7 +72,7 @@ pub fn write_filter(out: &Path, cfg: &Config, pipeline_file: Option<&Path>, r: &
                 "name": s.name,
                 "path": s.path.to_string_lossy(),
                 "origin": s.origin,
-                "licence": s.licence,
+                "licence": s.recorded_licence(),
                 "files": r.inputs.get(&s.name),
             })
         })
