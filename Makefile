@@ -18,7 +18,7 @@ KGS    ?= $(SHARED)/dev/kgs-2001-archive
 INPUT_FLAGS := $(foreach i,$(INPUT),--input $(i)) $(if $(LICENCE),--licence '$(LICENCE)',)
 THREAD_FLAGS := $(if $(THREADS),--threads $(THREADS),)
 
-.PHONY: spark spark-check bench-spark bench-scale lint debs fuzz all build run filter split sample stats test test-rust test-polars test-python bench venv clean
+.PHONY: spark spark-check bench-spark bench-scale bench-compare lint debs fuzz all build run filter split sample stats test test-rust test-polars test-python bench venv clean
 
 all: build
 
@@ -120,6 +120,18 @@ bench: build venv
 	@if [ -d $(SHARED)/dev ]; then \
 	  $(KIBO) run --pipeline pipelines/dev.toml --out out/bench-dev -q && $(PY) bench/pruning.py out/bench-dev; \
 	else echo "bench: $(SHARED)/dev is absent; pruning not measured"; fi
+
+## The working tree against a reference commit: make bench-compare REF=<commit> [ROUNDS=3]
+## [THREADS=1] [CORPORA=dev,1e7]. Builds REF in its own worktree and target folder
+## (~/.cache/kibo-ref/<short>, ~/.cache/kibo-target-ref-<short>), runs kibo filter and
+## kibo split of both alternately (REF first), best of ROUNDS, on the dev corpus and the
+## 10^7 bench-scale corpus (built when absent), and prints wall, CPU and new/REF ratios
+## (also out/bench-compare/<short>.md and .json).
+ROUNDS ?= 3
+CORPORA ?= dev,1e7
+bench-compare: build
+	@test -n "$(REF)" || { echo "bench-compare: REF=<commit> is required"; exit 2; }
+	SHARED=$(SHARED) python3 bench/compare.py --ref '$(REF)' --new $(KIBO) --rounds $(ROUNDS) --threads $(or $(THREADS),1) --corpora '$(CORPORA)'
 
 ## Corpus scale: builds corpora of about 10^6, 10^7 and 10^8 samples from the dev games
 ## (under /tmp/kibo-scale; SCALE_SIZES, SCALE_LAYOUTS, SCALE_MEMORY_MB, SCALE_ROOT) and
