@@ -11,7 +11,7 @@ use crate::coord::{Point, NN};
 use crate::engine::{Board, Color, BLACK, EMPTY, WHITE};
 
 use super::benson::{assemble, conservative_status, Chains, Pos, Seki};
-use super::playout::{playout_ownership, PlayoutOwnership, PLAYOUTS};
+use super::playout::{PlayoutOwnership, Playouts, PLAYOUTS};
 use super::{Ownership, Score, ScoreCheck};
 
 /// A chain the conservative rules leave open is dead when the opponent owns its points
@@ -22,6 +22,15 @@ pub const SETTLED_SHARE: f32 = 0.75;
 /// The conservative rules' verdict on a chain stands unless the playouts say the
 /// opposite in at least this share of them.
 pub const CONTRADICT_SHARE: f32 = 0.9;
+
+/// Playouts run before the evidence is first weighed, and between two weighings: the
+/// playouts stop after a round that leaves every chain clear ([`settled_early`]), and
+/// after [`PLAYOUTS`] in any case.
+pub const PLAYOUT_ROUND: u32 = 16;
+
+/// The share of playouts a chain left open by the rules must keep, all its own or all
+/// the opponent's, for the playouts to stop before [`PLAYOUTS`].
+pub const CLEAR_SHARE: f32 = 0.97;
 
 /// Empty areas of at most this many points next to a seki group are its eyes (larger
 /// ones mean it is no seki after all).
@@ -129,18 +138,27 @@ impl Judgement {
 /// with the other colour for the rest). The playouts are seeded by the position's hash,
 /// so the same position always gives the same judgement. Never panics.
 pub fn judge(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: Color) -> Judgement {
+    judge_with(board, markup, to_move, true)
+}
+
+/// [`judge`], with the playouts (`playouts = true`, the default: [`judge`]) or without
+/// them (Benson, the conservative rules and the markup only: chains they leave open stay
+/// unsettled, and a seki found by the rules is not checked by playouts).
+pub fn judge_with(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: Color, playouts: bool) -> Judgement {
     let pos = Pos::new(board);
     let ch = Chains::new(&pos);
     let nch = ch.len();
     let st = conservative_status(&pos, &ch);
-    let half = PLAYOUTS / 2;
-    let mut po = playout_ownership(board, to_move, half, board.hash());
-    let second = playout_ownership(board, to_move.opponent(), PLAYOUTS - half, board.hash().rotate_left(17));
-    po.playouts += second.playouts;
-    for i in 0..NN {
-        po.black[i] += second.black[i];
-        po.white[i] += second.white[i];
+    let ko = open_ko_chains(board, &pos, &ch);
+    let seeds = [(to_move, board.hash()), (to_move.opponent(), board.hash().rotate_left(17))];
+    let mut runner = Playouts::new(board, &seeds);
+    while playouts && runner.own.playouts < PLAYOUTS {
+        runner.run(PLAYOUT_ROUND.min(PLAYOUTS - runner.own.playouts));
+        if settled_early(&ch, &st, &ko, &runner.own) {
+            break;
+        }
     }
+    let po = runner.own;
     let markup_dead = markup.map(|(tb, tw)| markup_dead_chains(&pos, &ch, tb, tw));
 
     let mut status = vec![ChainStatus::Unsettled; nch];
@@ -160,7 +178,7 @@ pub fn judge(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: Color
                 None
             }
         };
-        let (playout, strong) = (verdict(t), verdict(CONTRADICT_SHARE));
+        let (playout, strong) = if playouts { (verdict(t), verdict(CONTRADICT_SHARE)) } else { (None, None) };
         let analysis = if st.forced[c] {
             Some(ChainStatus::Alive)
         } else if st.dead[c] {
@@ -185,6 +203,7 @@ pub fn judge(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: Color
             }
             (Some(a), _) => (a, "analysis"),
             (None, Some(p)) => (p, "playouts"),
+            (None, None) if !playouts => (ChainStatus::Unsettled, "left open by the rules"),
             (None, None) => (ChainStatus::Unsettled, "playouts split"),
         };
         if let Some(md) = &markup_dead {
@@ -197,7 +216,7 @@ pub fn judge(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: Color
             };
         }
     }
-    for c in open_ko_chains(board, &pos, &ch) {
+    for &c in &ko {
         // The playouts fight the ko out: where they settle the chain (at `t`, as for any
         // open chain) their verdict stands, unless it is a proof's or the markup says
         // otherwise; elsewhere the ko leaves it open (a lone ko stone found dead stays
@@ -205,7 +224,9 @@ pub fn judge(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: Color
         if st.forced[c] || st.benson_dead[c] {
             continue;
         }
-        let fought = if share[c] >= t {
+        let fought = if !playouts {
+            None
+        } else if share[c] >= t {
             Some(ChainStatus::Alive)
         } else if opp_share[c] >= t {
             Some(ChainStatus::Dead)
@@ -222,7 +243,7 @@ pub fn judge(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: Color
     }
     // A seki keeps both sides' stones on the board in the playouts (they never fill a
     // shared liberty): a chain called seki that the playouts do not keep is no seki.
-    for c in 0..nch {
+    for c in (0..nch).filter(|_| playouts) {
         if status[c] == ChainStatus::Seki && share[c] < t {
             (status[c], why[c]) = if opp_share[c] >= t {
                 (ChainStatus::Dead, "playouts")
@@ -256,6 +277,36 @@ pub fn judge(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: Color
         });
     }
     Judgement { own, chains, playouts: po.playouts }
+}
+
+/// Whether the playouts so far leave every chain clear, so that more of them could not
+/// change a verdict but by a rare chance: a proof's chain always; a chain the rules
+/// decided (not seki) when at most half the playouts go the other way (a contradiction
+/// needs [`CONTRADICT_SHARE`]); any other chain (left open, seki, at stake in an open
+/// ko) when at least [`CLEAR_SHARE`] of its points' playouts agree, all its own or all
+/// the opponent's, or when its own and its opponent's shares both lie at least two
+/// standard errors of a share of [`SETTLED_SHARE`] from that threshold (`2·√(t(1−t)/n)`
+/// after `n` playouts: 0.22 after 16, 0.15 after 32), so that the side of the threshold
+/// each falls on is known (for a seki, only when neither reaches it).
+fn settled_early(ch: &Chains, st: &super::benson::Status, ko: &[usize], po: &PlayoutOwnership) -> bool {
+    (0..ch.len()).all(|c| {
+        if st.forced[c] || st.benson_dead[c] {
+            return true;
+        }
+        let (own, opp) = chain_shares(ch, po, c);
+        let decided = !ko.contains(&c) && !st.seki.chain[c];
+        if decided && st.alive[c] && !st.dead[c] {
+            opp <= 0.5
+        } else if decided && st.dead[c] {
+            own <= 0.5
+        } else {
+            // Far from the threshold both ways: more playouts would not cross it.
+            let t = SETTLED_SHARE;
+            let far = 2.0 * (t * (1.0 - t) / po.playouts.max(1) as f32).sqrt();
+            let apart = (own - t).abs() >= far && (opp - t).abs() >= far;
+            own >= CLEAR_SHARE || opp >= CLEAR_SHARE || (apart && (!st.seki.chain[c] || own.max(opp) < t))
+        }
+    })
 }
 
 /// Mean share of playouts in which the points of chain `c` ended its colour's, and the

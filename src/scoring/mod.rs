@@ -61,9 +61,10 @@ pub use benson::{benson_pass_alive, ownership_conservative};
 pub use count::{check_result, count, default_komi, ownership_from_markup, MARGIN_TOLERANCE};
 pub use influence::{influence, influence_areas, INFLUENCE_DECAY, INFLUENCE_RADIUS};
 pub use judge::{
-    judge, undecided_reason, ChainStatus, ChainVerdict, Judgement, Unsettled, CONTRADICT_SHARE, SETTLED_SHARE,
+    judge, judge_with, undecided_reason, ChainStatus, ChainVerdict, Judgement, Unsettled, CONTRADICT_SHARE,
+    SETTLED_SHARE,
 };
-pub use playout::{playout_ownership, PlayoutOwnership, MAX_MOVES, PLAYOUTS};
+pub use playout::{playout_ownership, PlayoutOwnership, Playouts, MAX_MOVES, PLAYOUTS};
 
 /// The counting rules.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

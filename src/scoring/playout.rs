@@ -49,23 +49,62 @@ impl PlayoutOwnership {
 /// with the random stream seeded by `seed`. Never panics; on a board where no move can
 /// be played every playout ends at once.
 pub fn playout_ownership(board: &Board, first: Color, playouts: u32, seed: u64) -> PlayoutOwnership {
-    let mut own = PlayoutOwnership { playouts, black: [0; NN], white: [0; NN] };
-    let mut state = seed ^ 0x005e_ed0f_6b69_626f;
-    let mut empties: Vec<Point> = Vec::with_capacity(NN);
-    let mut libs: Vec<Point> = Vec::with_capacity(8);
-    for _ in 0..playouts {
-        let mut b = board.clone();
+    let mut p = Playouts::new(board, &[(first, seed)]);
+    p.run(playouts);
+    p.own
+}
+
+/// Playouts from one position in several seeded series (each its first colour and its
+/// own random stream), run in turn one playout of each series at a time, so that a
+/// caller may stop after any round and the counts after `n` rounds of every series are
+/// exactly those of `n` playouts of each series run alone ([`playout_ownership`]).
+pub struct Playouts<'a> {
+    board: &'a Board,
+    /// Per series: its first colour and the state of its random stream.
+    series: Vec<(Color, u64)>,
+    /// The counts so far.
+    pub own: PlayoutOwnership,
+    empties: Vec<Point>,
+    libs: Vec<Point>,
+}
+
+impl<'a> Playouts<'a> {
+    /// No playout run yet; `series`: (first colour, seed) of each series.
+    pub fn new(board: &'a Board, series: &[(Color, u64)]) -> Playouts<'a> {
+        Playouts {
+            board,
+            series: series.iter().map(|&(c, seed)| (c, seed ^ 0x005e_ed0f_6b69_626f)).collect(),
+            own: PlayoutOwnership { playouts: 0, black: [0; NN], white: [0; NN] },
+            empties: Vec::with_capacity(NN),
+            libs: Vec::with_capacity(8),
+        }
+    }
+
+    /// Runs `n` more playouts, one series after the other in turn.
+    pub fn run(&mut self, n: u32) {
+        for _ in 0..n {
+            let k = self.own.playouts as usize % self.series.len().max(1);
+            let Some(&(first, state)) = self.series.get(k) else { return };
+            self.series[k].1 = self.one(first, state);
+            self.own.playouts += 1;
+        }
+    }
+
+    /// One playout with `first` to move from the random state `state`; the new state.
+    fn one(&mut self, first: Color, mut state: u64) -> u64 {
+        let (empties, libs) = (&mut self.empties, &mut self.libs);
+        let mut b = self.board.clone();
         b.clear_ko();
-        refill(&b, &mut empties);
+        refill(&b, empties);
         let (mut color, mut passes, mut moves) = (first, 0, 0);
         let mut last: Option<Point> = None;
         while passes < 2 && moves < MAX_MOVES {
             let mut k = empties.len();
             let mut played = false;
-            if let Some(p) = last.and_then(|l| atari_reply(&b, color, l, &mut libs)) {
+            if let Some(p) = last.and_then(|l| atari_reply(&b, color, l, libs)) {
                 let info = b.play_unchecked(color, Move::Play(p));
                 if info.captured > 0 || info.suicided > 0 {
-                    refill(&b, &mut empties);
+                    refill(&b, empties);
                 } else if let Some(j) = empties.iter().position(|&e| e == p) {
                     empties.swap_remove(j);
                 }
@@ -84,7 +123,7 @@ pub fn playout_ownership(board: &Board, first: Color, playouts: u32, seed: u64) 
                 if acceptable(&b, color, p) {
                     let info = b.play_unchecked(color, Move::Play(p));
                     if info.captured > 0 || info.suicided > 0 {
-                        refill(&b, &mut empties);
+                        refill(&b, empties);
                     } else {
                         empties.swap_remove(j);
                     }
@@ -99,20 +138,16 @@ pub fn playout_ownership(board: &Board, first: Color, playouts: u32, seed: u64) 
             color = color.opponent();
             moves += 1;
         }
-        tally(&b, &mut own);
+        tally(&b, &mut self.own);
+        state
     }
-    own
 }
 
 /// A move the playout policy may play: legal, not filling an own single-point eye, not
 /// a self-atari of two stones or more.
 #[inline]
 fn acceptable(b: &Board, c: Color, p: Point) -> bool {
-    let (eye, libs, stones) = b.move_shape(c, p);
-    if eye || libs == 0 || (libs == 1 && stones >= 2) {
-        return false;
-    }
-    b.is_legal(c, Move::Play(p), &Rules::default()).is_ok()
+    b.is_playout_move(c, p)
 }
 
 /// The tactical reply to the opponent's move at `last`, if there is one: capture a
@@ -154,18 +189,7 @@ fn atari_reply(b: &Board, c: Color, last: Point, libs: &mut Vec<Point>) -> Optio
 
 /// The empty points of `b`, in index order.
 fn refill(b: &Board, out: &mut Vec<Point>) {
-    out.clear();
-    let mut cells = [0u8; NN];
-    b.cells(&mut cells);
-    let (cols, rows) = b.size();
-    for (i, &c) in cells.iter().enumerate() {
-        if c == 0 {
-            if let Some(p) = Point::from_index(i as u16).filter(|p| (p.row as usize) < rows && (p.col as usize) < cols)
-            {
-                out.push(p);
-            }
-        }
-    }
+    b.empty_points(out);
 }
 
 /// Adds the owners of the end position of one playout to `own`.
