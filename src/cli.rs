@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 
-use crate::config::{Config, MemoryMb, Source, UNKNOWN_LICENCE};
+use crate::config::{Config, MemoryMb, ScoreCheckMode, Source, UNKNOWN_LICENCE};
 
 /// kibo: Go game archives → clean, deduplicated Parquet training samples.
 #[derive(Parser, Debug)]
@@ -165,6 +165,10 @@ struct RunArgs {
     /// and the dataset card; without it they are recorded as "unknown".
     #[arg(long, value_name = "SPDX")]
     licence: Option<String>,
+    /// How games that ended by counting are counted: full (with playouts), rules (no
+    /// playouts), off; overrides `filter.score_check` (default full).
+    #[arg(long, value_enum)]
+    score_check: Option<ScoreCheckMode>,
     #[command(flatten)]
     common: OutArgs,
 }
@@ -337,7 +341,10 @@ pub fn main_with_args() -> i32 {
 fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.cmd {
         Cmd::Filter(a) => {
-            let r = resolve(&a.common, &a.input, a.licence.as_deref())?;
+            let mut r = resolve(&a.common, &a.input, a.licence.as_deref())?;
+            if let Some(m) = a.score_check {
+                r.cfg.filter.score_check = m;
+            }
             check_inputs(&r, &r.out)?;
             let code = pool(r.cfg.pipeline.threads)?.install(|| do_filter(&r))?;
             Ok(code)
@@ -408,7 +415,10 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         }
         Cmd::Part(c) => part(c),
         Cmd::Run(a) => {
-            let r = resolve(&a.common, &a.input, a.licence.as_deref())?;
+            let mut r = resolve(&a.common, &a.input, a.licence.as_deref())?;
+            if let Some(m) = a.score_check {
+                r.cfg.filter.score_check = m;
+            }
             check_inputs(&r, &r.out)?;
             let p = pool(r.cfg.pipeline.threads)?;
             let code = p.install(|| do_filter(&r))?;

@@ -236,6 +236,22 @@ pub struct FilterConfig {
     /// Komi used when counting, instead of the record's `KM` (default: the record's, else
     /// 6.5 in even games and 0.5 in handicap games).
     pub komi: Option<f32>,
+    /// How games that ended by counting are counted: "full" (Benson, the rules, the
+    /// playouts and the markup), "rules" (no playouts) or "off" (not counted).
+    pub score_check: ScoreCheckMode,
+}
+
+/// `filter.score_check` (docs/scoring.md, "Modes").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum ScoreCheckMode {
+    /// Benson, the conservative rules, the random playouts and the markup.
+    #[default]
+    Full,
+    /// Benson, the conservative rules and the markup; no playouts.
+    Rules,
+    /// No count: the score columns stay empty.
+    Off,
 }
 
 impl Default for FilterConfig {
@@ -255,6 +271,7 @@ impl Default for FilterConfig {
             allow_setup_after_root: false,
             drop_score_disagreements: false,
             komi: None,
+            score_check: ScoreCheckMode::Full,
         }
     }
 }

@@ -1277,6 +1277,45 @@ fn playouts_are_seeded_and_keep_living_groups() {
 }
 
 #[test]
+fn interleaved_series_count_as_the_series_run_alone() {
+    // The judge stops the playouts after any round: the counts after n playouts of each
+    // series must be exactly those of each series run alone, so that a judgement that
+    // runs all of them is the one of two separate runs.
+    let b = board(&FINISHED);
+    let mut p = Playouts::new(&b, &[(Color::Black, 7), (Color::White, 99)]);
+    p.run(6);
+    p.run(10);
+    let (a, c) = (playout_ownership(&b, Color::Black, 8, 7), playout_ownership(&b, Color::White, 8, 99));
+    assert_eq!(p.own.playouts, 16);
+    for i in 0..NN {
+        assert_eq!(p.own.black[i], a.black[i] + c.black[i], "point {i}");
+        assert_eq!(p.own.white[i], a.white[i] + c.white[i], "point {i}");
+    }
+}
+
+#[test]
+fn a_judgement_without_playouts_rests_on_the_rules_alone() {
+    let b = board(&FINISHED);
+    let rules = judge_with(&b, None, Color::Black, false);
+    assert_eq!(rules.playouts, 0);
+    assert!(rules.chains.iter().all(|c| c.why != "playouts"), "{:?}", rules.chains);
+    // What the rules settle, the full judgement settles the same way here.
+    let full = judge(&b, None, Color::Black);
+    for (r, f) in rules.chains.iter().zip(&full.chains) {
+        if r.status != ChainStatus::Unsettled {
+            assert_eq!(r.status, f.status, "{} ({})", r.name(), r.why);
+        }
+    }
+}
+
+#[test]
+fn a_clear_position_stops_the_playouts_early() {
+    // FINISHED's groups are all clear after one round: the judge runs fewer than 64.
+    let j = judge(&board(&FINISHED), None, Color::Black);
+    assert!(j.playouts < PLAYOUTS && j.playouts >= judge::PLAYOUT_ROUND, "{}", j.playouts);
+}
+
+#[test]
 fn markup_contradicting_the_evidence_is_unsettled() {
     let b = board(&FINISHED);
     // The markup claims Black's big wall dead (a point of it listed for White).

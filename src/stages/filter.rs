@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::config::{Config, FilterConfig, Source};
+use crate::config::{Config, FilterConfig, ScoreCheckMode, Source};
 use crate::coord::{Move, Point};
 use crate::game::{GameRow, ScoreVerdict};
 use crate::input::{self, Item, Location};
@@ -419,7 +419,11 @@ fn process(item: &Item, source: &Source, filter: &Filter, limits: sgf::ParseLimi
                 if let Some(v) = filter.check(&row) {
                     return reject(&loc, at.0, at.1, v);
                 }
-                row.score = score_game(&row, &g.territory_black, &g.territory_white, filter.cfg.komi);
+                row.score = match filter.cfg.score_check {
+                    ScoreCheckMode::Off => None,
+                    m => count_game_with(&row, &g.territory_black, &g.territory_white, filter.cfg.komi, m)
+                        .map(|c| c.verdict),
+                };
                 if let Some(v) = row
                     .score
                     .as_ref()
@@ -468,8 +472,23 @@ pub struct Counted {
 
 /// [`score_game`], keeping the final position and its judgement (for `kibo score`).
 pub fn count_game(g: &GameRow, tb: &[Point], tw: &[Point], komi_override: Option<f32>) -> Option<Counted> {
+    count_game_with(g, tb, tw, komi_override, ScoreCheckMode::Full)
+}
+
+/// [`count_game`] in a [`ScoreCheckMode`]: `Rules` judges without playouts
+/// ([`crate::scoring::judge_with`]); `Off` counts nothing (`None`).
+pub fn count_game_with(
+    g: &GameRow,
+    tb: &[Point],
+    tw: &[Point],
+    komi_override: Option<f32>,
+    mode: ScoreCheckMode,
+) -> Option<Counted> {
     use crate::engine::{Color, Rules};
-    use crate::scoring::{check_result, count, default_komi, judge, undecided_reason};
+    use crate::scoring::{check_result, count, default_komi, judge_with, undecided_reason};
+    if mode == ScoreCheckMode::Off {
+        return None;
+    }
     let n = g.moves.len();
     let two_passes = n >= 2 && g.moves[n - 1].mv == Move::Pass && g.moves[n - 2].mv == Move::Pass;
     let kind = g.meta.result_kind;
@@ -493,7 +512,7 @@ pub fn count_game(g: &GameRow, tb: &[Point], tw: &[Point], komi_override: Option
     let b = &end.board;
     let markup = (!tb.is_empty() || !tw.is_empty()).then_some((tb, tw));
     let to_move = g.moves.last().map_or(Color::Black, |m| m.color.opponent());
-    let j = judge(b, markup, to_move);
+    let j = judge_with(b, markup, to_move, mode == ScoreCheckMode::Full);
     let handicap = g.effective_handicap();
     let komi = komi_override.or(g.meta.komi).unwrap_or_else(|| default_komi(handicap));
     let score = count(
