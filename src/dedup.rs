@@ -20,8 +20,10 @@ same sorted groups, so their results are identical (a test checks this).
 */
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+
+use rayon::slice::ParallelSliceMut;
 
 /// One observation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -39,10 +41,13 @@ const OBS_BYTES: usize = 26;
 const KEPT_BYTES: usize = 32;
 
 impl Obs {
+    /// Writes the 26-byte record in one call (one copy into the writer's buffer).
     fn write(&self, w: &mut impl Write) -> std::io::Result<()> {
-        w.write_all(&self.key)?;
-        w.write_all(&self.row.to_le_bytes())?;
-        w.write_all(&self.mv.to_le_bytes())
+        let mut b = [0u8; OBS_BYTES];
+        b[..16].copy_from_slice(&self.key);
+        b[16..24].copy_from_slice(&self.row.to_le_bytes());
+        b[24..].copy_from_slice(&self.mv.to_le_bytes());
+        w.write_all(&b)
     }
     fn read(b: &[u8]) -> Obs {
         let mut key = [0u8; 16];
@@ -95,19 +100,36 @@ impl KeptList {
 
     fn write_row(&self, i: usize, w: &mut impl Write) -> std::io::Result<()> {
         let k = self.get(i);
-        w.write_all(&k.row.to_le_bytes())?;
-        w.write_all(&k.key)?;
-        w.write_all(&k.count.to_le_bytes())?;
-        w.write_all(&(k.dist.len() as u32).to_le_bytes())?;
-        for (m, c) in k.dist {
-            w.write_all(&m.to_le_bytes())?;
-            w.write_all(&c.to_le_bytes())?;
+        let mut b = [0u8; KEPT_BYTES + 6];
+        b[..8].copy_from_slice(&k.row.to_le_bytes());
+        b[8..24].copy_from_slice(&k.key);
+        b[24..28].copy_from_slice(&k.count.to_le_bytes());
+        b[28..32].copy_from_slice(&(k.dist.len() as u32).to_le_bytes());
+        // Most positions are unique: their one-move distribution goes in the same call.
+        let (first, rest) = k.dist.split_first().map_or((None, &[][..]), |(f, r)| (Some(f), r));
+        let n = match first {
+            Some((m, c)) => {
+                b[32..34].copy_from_slice(&m.to_le_bytes());
+                b[34..38].copy_from_slice(&c.to_le_bytes());
+                KEPT_BYTES + 6
+            }
+            None => KEPT_BYTES,
+        };
+        w.write_all(&b[..n])?;
+        for (m, c) in rest {
+            let mut e = [0u8; 6];
+            e[..2].copy_from_slice(&m.to_le_bytes());
+            e[2..].copy_from_slice(&c.to_le_bytes());
+            w.write_all(&e)?;
         }
         Ok(())
     }
 
     fn read_all(bytes: &[u8]) -> KeptList {
         let mut out = KeptList::default();
+        // Most kept rows have a one-move distribution (38 bytes).
+        out.rows.reserve(bytes.len() / (KEPT_BYTES + 6));
+        out.dist.reserve(bytes.len() / (KEPT_BYTES + 6));
         let mut i = 0;
         while i + KEPT_BYTES <= bytes.len() {
             let row = u64::from_le_bytes(bytes[i..i + 8].try_into().expect("invariant"));
@@ -174,9 +196,15 @@ pub struct DedupIndex {
 }
 
 /// Sorts observations by (key, row): the same order as `Obs`'s `Ord` (rows are unique),
-/// with the key compared as one integer.
+/// with the key compared as one integer. In parallel on the caller's rayon pool: the sort
+/// keys are unique, so the order does not depend on the thread count.
 fn sort_obs(v: &mut [Obs]) {
-    v.sort_unstable_by_key(|o| (u128::from_be_bytes(o.key), o.row));
+    v.par_sort_unstable_by_key(|o| (u128::from_be_bytes(o.key), o.row));
+}
+
+/// Sorts kept rows by row (unique: the order does not depend on the thread count).
+fn sort_kept(v: &mut [KeptRow]) {
+    v.par_sort_unstable_by_key(|k| k.row);
 }
 
 /// Groups sorted observations and adds one kept row per key to `out`.
@@ -272,7 +300,7 @@ impl DedupIndex {
             kept.dist.reserve_exact(self.buf.len());
             aggregate(&self.buf, &mut kept);
             self.buf = Vec::new();
-            kept.rows.sort_unstable_by_key(|k| k.row);
+            sort_kept(&mut kept.rows);
             self.stats.unique_positions = kept.rows.len() as u64;
             self.finish_stats();
             return Ok((
@@ -284,7 +312,8 @@ impl DedupIndex {
         // The buffer's memory goes back before the buckets are aggregated.
         self.buf = Vec::new();
         for w in self.buckets.drain(..) {
-            w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+            // Flushed, not synced: spill files are scratch, removed when the stage ends.
+            w.into_inner().map_err(|e| e.into_error())?;
         }
         // Kept rows go to row-range chunks that pass 2 loads one at a time: a chunk's
         // file bytes and its list (86 bytes per kept row at most) take half the limit.
@@ -302,8 +331,7 @@ impl DedupIndex {
         let mut kept = KeptList::default();
         for b in 0..256 {
             let p = self.dir.join(format!("obs-{b:03}.bin"));
-            let mut bytes = Vec::new();
-            BufReader::new(File::open(&p)?).read_to_end(&mut bytes)?;
+            let bytes = std::fs::read(&p)?;
             std::fs::remove_file(&p)?;
             let mut obs: Vec<Obs> = bytes.chunks_exact(OBS_BYTES).map(Obs::read).collect();
             self.stats.peak_memory_bytes =
@@ -320,7 +348,8 @@ impl DedupIndex {
             }
         }
         for w in chunk_files {
-            w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+            // Flushed, not synced: spill files are scratch, removed when the stage ends.
+            w.into_inner().map_err(|e| e.into_error())?;
         }
         self.finish_stats();
         Ok((
@@ -372,10 +401,9 @@ impl KeptCursor {
         if !self.chunks.is_empty() {
             let want = (row / self.chunk_rows) as usize + 1;
             while self.loaded < want && self.loaded < self.chunks.len() {
-                let mut bytes = Vec::new();
-                File::open(&self.chunks[self.loaded])?.read_to_end(&mut bytes)?;
+                let bytes = std::fs::read(&self.chunks[self.loaded])?;
                 let mut v = KeptList::read_all(&bytes);
-                v.rows.sort_unstable_by_key(|k| k.row);
+                sort_kept(&mut v.rows);
                 self.current = v;
                 self.pos = 0;
                 self.loaded += 1;

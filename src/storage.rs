@@ -462,10 +462,21 @@ impl Shard {
 
 /// Reads every shard of `out/<table>/` in name order, calling `f` per batch.
 pub fn read_table(out: &Path, table: &str, f: impl FnMut(RecordBatch) -> anyhow::Result<()>) -> anyhow::Result<()> {
+    read_table_columns(out, table, None, f)
+}
+
+/// [`read_table`], decoding only the named top-level `columns` (all when `None`): a pass
+/// that needs one column does not decode the others.
+pub fn read_table_columns(
+    out: &Path,
+    table: &str,
+    columns: Option<&[&str]>,
+    f: impl FnMut(RecordBatch) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
     use anyhow::Context;
     let dir = out.join(table);
     std::fs::metadata(&dir).with_context(|| format!("reading table folder {}", dir.display()))?;
-    read_parquet(&dir, true, f)
+    read_parquet_columns(&dir, true, columns, f)
 }
 
 /// Reads the Parquet files of folder `dir` (or the one file `dir`) in name order,
@@ -475,6 +486,16 @@ pub fn read_table(out: &Path, table: &str, f: impl FnMut(RecordBatch) -> anyhow:
 pub fn read_parquet(
     dir: &Path,
     kibo_table: bool,
+    f: impl FnMut(RecordBatch) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    read_parquet_columns(dir, kibo_table, None, f)
+}
+
+/// [`read_parquet`] of the named top-level `columns` only (all when `None`).
+fn read_parquet_columns(
+    dir: &Path,
+    kibo_table: bool,
+    columns: Option<&[&str]>,
     mut f: impl FnMut(RecordBatch) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     use anyhow::Context;
@@ -497,6 +518,13 @@ pub fn read_parquet(
         if kibo_table {
             check_schema_version(&p, builder.metadata().file_metadata().key_value_metadata())?;
         }
+        let builder = match columns {
+            Some(names) => {
+                let mask = parquet::arrow::ProjectionMask::columns(builder.parquet_schema(), names.iter().copied());
+                builder.with_projection(mask)
+            }
+            None => builder,
+        };
         let reader = builder.with_batch_size(8192).build().with_context(|| format!("reading {}", p.display()))?;
         for b in reader {
             f(b.with_context(|| format!("reading {}", p.display()))?)?;

@@ -415,12 +415,26 @@ fn row_values<'a>(l: &GenericListArray<i32>, values: &'a [u16], i: usize) -> &'a
     &values[o[i] as usize..o[i + 1] as usize]
 }
 
-fn to_points(v: &[u16], what: &str) -> anyhow::Result<Vec<Point>> {
-    v.iter().map(|&i| Point::from_index(i).ok_or_else(|| anyhow!("{what}: point index {i} is off the board"))).collect()
+/// `what` names the row in an error; it is formatted only then (it runs per move).
+fn to_points<S: std::fmt::Display>(v: &[u16], what: impl Fn() -> S) -> anyhow::Result<Vec<Point>> {
+    v.iter()
+        .map(|&i| Point::from_index(i).ok_or_else(|| anyhow!("{}: point index {i} is off the board", what())))
+        .collect()
 }
 
-fn color_of(s: &str, what: &str) -> anyhow::Result<Color> {
-    Color::from_str_exact(s).ok_or_else(|| anyhow!("{what}: colour {s:?} is not \"B\" or \"W\""))
+fn color_of<S: std::fmt::Display>(s: &str, what: impl Fn() -> S) -> anyhow::Result<Color> {
+    Color::from_str_exact(s).ok_or_else(|| anyhow!("{}: colour {s:?} is not \"B\" or \"W\"", what()))
+}
+
+/// The `game_id` column of a batch of the games table (which may hold only that column).
+pub fn game_ids_from_batch(b: &RecordBatch) -> anyhow::Result<Vec<GameId>> {
+    let id = Cols::new(b, "games").str("game_id")?;
+    (0..b.num_rows())
+        .map(|i| {
+            GameId::from_hex(id.value(i))
+                .ok_or_else(|| anyhow!("games table, game_id {}: not 32 hex digits", id.value(i)))
+        })
+        .collect()
 }
 
 /// Reads games rows back from a batch of the games table. A value outside its type's
@@ -481,7 +495,7 @@ pub fn games_from_batch(b: &RecordBatch) -> anyhow::Result<Vec<GameRow>> {
             .enumerate()
             .map(|(n, (&m, ci))| {
                 let mv = Move::from_index(m).ok_or_else(|| anyhow!("{}: move {} has index {m}", at(), n + 1))?;
-                Ok(GameMove { color: color_of(colors_v.value(ci), &at())?, mv })
+                Ok(GameMove { color: color_of(colors_v.value(ci), at)?, mv })
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
         let result_kind =
@@ -501,7 +515,7 @@ pub fn games_from_batch(b: &RecordBatch) -> anyhow::Result<Vec<GameRow>> {
                 handicap: ha.value(i),
                 rules: t(1),
                 result_raw: t(2),
-                winner: opt_str(winner, i).map(|w| color_of(&w, &at())).transpose()?,
+                winner: opt_str(winner, i).map(|w| color_of(&w, at)).transpose()?,
                 result_kind,
                 margin: opt(margin, i),
                 black_name: t(3),
@@ -518,9 +532,9 @@ pub fn games_from_batch(b: &RecordBatch) -> anyhow::Result<Vec<GameRow>> {
                 game_name: t(12),
                 application: t(13),
             },
-            setup_black: to_points(row_values(sb, sbv, i), &at())?,
-            setup_white: to_points(row_values(sw, swv, i), &at())?,
-            first_player: opt_str(first, i).map(|w| color_of(&w, &at())).transpose()?,
+            setup_black: to_points(row_values(sb, sbv, i), at)?,
+            setup_white: to_points(row_values(sw, swv, i), at)?,
+            first_player: opt_str(first, i).map(|w| color_of(&w, at)).transpose()?,
             moves,
             mid_setup: mids.row(i).with_context(at)?,
             non_alternating: non_alt.value(i),
@@ -563,9 +577,9 @@ impl<'a> MidSetups<'a> {
                 let [b, w, e] = self.points.map(|(l, v)| row_values(l, v, j));
                 Ok(MidSetup {
                     before_move: self.before.value(j),
-                    black: to_points(b, "mid_setup")?,
-                    white: to_points(w, "mid_setup")?,
-                    empty: to_points(e, "mid_setup")?,
+                    black: to_points(b, || "mid_setup")?,
+                    white: to_points(w, || "mid_setup")?,
+                    empty: to_points(e, || "mid_setup")?,
                 })
             })
             .collect()

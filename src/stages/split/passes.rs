@@ -30,8 +30,8 @@ use crate::game::{GameId, GameRow, Split};
 use crate::progress::Progress;
 use crate::reject::Reject;
 use crate::samples::{BufMode, SampleBuf};
-use crate::storage::{read_table, ShardInfo, TableWriter};
-use crate::tables::{games_from_batch, RejectRow};
+use crate::storage::{read_table, read_table_columns, ShardInfo, TableWriter};
+use crate::tables::{game_ids_from_batch, games_from_batch, RejectRow};
 use crate::tactics::TAG_NAMES;
 
 use super::policy::assign_split;
@@ -93,11 +93,12 @@ pub struct Duplicates {
 pub fn duplicate_games(out: &Path, memory: usize, spill_dir: &Path) -> anyhow::Result<Duplicates> {
     let mut index = DedupIndex::new(memory, spill_dir);
     let mut games = 0u64;
-    for_each_chunk(out, |chunk, first| {
-        for (g, row) in chunk.iter().zip(first..) {
-            index.push(Obs { key: g.game_id.0, row, mv: 0 })?;
+    // The ids alone: the other columns are decoded only when there are copies.
+    read_table_columns(out, "games", Some(&["game_id"]), |b| {
+        for id in game_ids_from_batch(&b)? {
+            index.push(Obs { key: id.0, row: games, mv: 0 })?;
+            games += 1;
         }
-        games += chunk.len() as u64;
         Ok(())
     })?;
     let (mut cursor, stats) = index.finish()?;
