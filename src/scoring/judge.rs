@@ -178,7 +178,8 @@ pub fn judge_with(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: 
                 None
             }
         };
-        let (playout, strong) = if playouts { (verdict(t), verdict(CONTRADICT_SHARE)) } else { (None, None) };
+        // Without playouts every share is 0: no playout verdict, no contradiction.
+        let (playout, strong) = (verdict(t), verdict(CONTRADICT_SHARE));
         let analysis = if st.forced[c] {
             Some(ChainStatus::Alive)
         } else if st.dead[c] {
@@ -224,9 +225,7 @@ pub fn judge_with(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: 
         if st.forced[c] || st.benson_dead[c] {
             continue;
         }
-        let fought = if !playouts {
-            None
-        } else if share[c] >= t {
+        let fought = if share[c] >= t {
             Some(ChainStatus::Alive)
         } else if opp_share[c] >= t {
             Some(ChainStatus::Dead)
@@ -242,7 +241,8 @@ pub fn judge_with(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: 
         };
     }
     // A seki keeps both sides' stones on the board in the playouts (they never fill a
-    // shared liberty): a chain called seki that the playouts do not keep is no seki.
+    // shared liberty): a chain called seki that the playouts do not keep is no seki
+    // (without playouts, the rules' seki stands).
     for c in (0..nch).filter(|_| playouts) {
         if status[c] == ChainStatus::Seki && share[c] < t {
             (status[c], why[c]) = if opp_share[c] >= t {

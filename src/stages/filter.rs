@@ -419,11 +419,9 @@ fn process(item: &Item, source: &Source, filter: &Filter, limits: sgf::ParseLimi
                 if let Some(v) = filter.check(&row) {
                     return reject(&loc, at.0, at.1, v);
                 }
-                row.score = match filter.cfg.score_check {
-                    ScoreCheckMode::Off => None,
-                    m => count_game_with(&row, &g.territory_black, &g.territory_white, filter.cfg.komi, m)
-                        .map(|c| c.verdict),
-                };
+                let mode = filter.cfg.score_check;
+                row.score = count_game_with(&row, &g.territory_black, &g.territory_white, filter.cfg.komi, mode)
+                    .map(|c| c.verdict);
                 if let Some(v) = row
                     .score
                     .as_ref()
