@@ -245,6 +245,13 @@ pub struct Rules {
     pub multi_stone_suicide: bool,
 }
 
+/// A point as the board's padded array addresses it: what the random playouts of the
+/// scoring work with, so that their inner loop converts no coordinates. Only a
+/// [`Board`] makes one ([`Board::loc`], [`Board::empty_locs`]) and turns it back into
+/// a point ([`Board::point`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Loc(u16);
+
 /// A 19×19 Go position with incrementally maintained chains (see the module docs).
 ///
 /// `Clone` is a flat copy of about 4.6 KiB. `PartialEq` compares the whole internal state
@@ -1084,12 +1091,22 @@ impl Board {
     /// ([`Board::is_legal`] with the default rules), does not fill a single-point eye of
     /// `c` and is not a self-atari of two stones or more. Exactly
     /// `!(eye || libs == 0 || (libs == 1 && stones >= 2)) && is_legal` on
-    /// [`Board::move_shape`], answered from the four neighbours alone in the common cases
-    /// (an own eye; two empty neighbours), which is what makes a playout's search for a
-    /// move cheap: a big living group's eyes are rejected without walking the group.
+    /// [`Board::move_shape`]; [`Board::is_playout_move_at`] by location.
     #[inline]
     pub fn is_playout_move(&self, c: Color, p: Point) -> bool {
-        let Some(loc) = loc_of(p).filter(|&l| self.color[l] == EMPTY) else { return false };
+        loc_of(p).is_some_and(|l| self.is_playout_move_at(c, Loc(l as u16)))
+    }
+
+    /// [`Board::is_playout_move`] at a location, answered from the four neighbours alone
+    /// in the common cases (an own eye; two empty neighbours), which is what makes a
+    /// playout's search for a move cheap: a big living group's eyes are rejected without
+    /// walking the group.
+    #[inline]
+    pub fn is_playout_move_at(&self, c: Color, at: Loc) -> bool {
+        let loc = at.0 as usize;
+        if self.color[loc] != EMPTY {
+            return false;
+        }
         let (c8, opp) = (c as u8, 3 - c as u8);
         let (mut eye, mut empty, mut own, mut takes) = (true, 0u32, false, false);
         each_adj!(loc, a => {
@@ -1111,7 +1128,15 @@ impl Board {
             // suicide with none.
             return empty == 1;
         }
-        let (_, libs, stones) = self.move_shape(c, p);
+        self.playout_shape_ok(c8, loc)
+    }
+
+    /// The rest of [`Board::is_playout_move_at`]'s test (out of line: the common cases
+    /// never get here): not a self-atari of two stones or more, and legal.
+    #[inline(never)]
+    fn playout_shape_ok(&self, c8: u8, loc: usize) -> bool {
+        let c = if c8 == BLACK { Color::Black } else { Color::White };
+        let (_, libs, stones) = self.move_shape(c, point_of(loc));
         !(libs == 0 || (libs == 1 && stones >= 2)) && self.check_loc(c8, loc, &Rules::default()).is_ok()
     }
 
@@ -1126,6 +1151,97 @@ impl Board {
                 }
             }
         }
+    }
+
+    /// The locations of every empty point of the playing area, in row-major order (the
+    /// order of [`Board::empty_points`]), written to the front of `out`; returns how
+    /// many. Branch-free: each cell is written and the count moves on when it is empty
+    /// (a playout rebuilds this list after every capture).
+    pub fn empty_locs(&self, out: &mut [Loc; NN]) -> usize {
+        let mut n = 0usize;
+        for row in 0..self.rows as usize {
+            let base = loc_at(row, 0);
+            for loc in base..base + self.cols as usize {
+                out[n.min(NN - 1)] = Loc(loc as u16);
+                n += (self.color[loc] == EMPTY) as usize;
+            }
+        }
+        n
+    }
+
+    /// Plays `c` at the location `at` without the ko and suicide checks
+    /// ([`Board::play_unchecked`] by location; an occupied point is left unchanged).
+    #[inline]
+    pub fn play_at(&mut self, c: Color, at: Loc) -> PlayInfo {
+        let loc = at.0 as usize;
+        if self.color[loc] != EMPTY {
+            return PlayInfo::default();
+        }
+        let done = self.place::<false>(c as u8, loc, &Rules::default());
+        PlayInfo { captured: done as u16, suicided: (done >> 16) as u16, ko_point: None }
+    }
+
+    /// The playouts' tactical reply for `c` to the opponent's move at `last`, if there is
+    /// one: capture a chain in atari at or next to `last` (looked at in the order
+    /// `last`, above, below, left, right) when [`Board::is_playout_move_at`] allows it,
+    /// else save the first own chain there in atari by extending, when that gives two
+    /// liberties and is legal.
+    pub fn playout_reply(&self, c: Color, last: Loc) -> Option<Loc> {
+        let l = last.0 as usize;
+        let around = [l, l - STRIDE, l + STRIDE, l - 1, l + 1];
+        let c8 = c as u8;
+        let mut save = None;
+        for q in around {
+            let col = self.color[q];
+            if col != BLACK && col != WHITE {
+                continue;
+            }
+            let h = self.head[q] as usize;
+            if self.libs[h] != 1 {
+                continue;
+            }
+            let lib = Loc(self.only_liberty(h) as u16);
+            if col != c8 {
+                if self.is_playout_move_at(c, lib) {
+                    return Some(lib);
+                }
+            } else if save.is_none() {
+                let (eye, libs, _) = self.move_shape(c, point_of(lib.0 as usize));
+                if !eye && libs >= 2 && self.check_loc(c8, lib.0 as usize, &Rules::default()).is_ok() {
+                    save = Some(lib);
+                }
+            }
+        }
+        save
+    }
+
+    /// The liberty of the chain headed by `h`, which has exactly one.
+    fn only_liberty(&self, h: usize) -> usize {
+        let mut s = h;
+        loop {
+            for d in ADJ {
+                let a = s.wrapping_add(d);
+                if self.color[a] == EMPTY {
+                    return a;
+                }
+            }
+            s = self.next[s] as usize;
+            if s == h {
+                return 0;
+            }
+        }
+    }
+
+    /// The location of an on-board point, `None` off the board.
+    #[inline]
+    pub fn loc(&self, p: Point) -> Option<Loc> {
+        loc_of(p).filter(|&l| self.color[l] != WALL).map(|l| Loc(l as u16))
+    }
+
+    /// The point at a location.
+    #[inline]
+    pub fn point(&self, at: Loc) -> Point {
+        point_of(at.0 as usize)
     }
 
     /// Whether `a` and `b` are stones of the same chain.

@@ -14,9 +14,9 @@
 //! The random numbers are a `splitmix64` stream seeded by the caller (the position's
 //! hash in [`super::judge`]), so the same position always gives the same estimate.
 
-use crate::coord::{Move, Point, NN};
+use crate::coord::NN;
 use crate::engine::zobrist::splitmix64;
-use crate::engine::{Board, Color, Rules};
+use crate::engine::{Board, Color, Loc};
 
 /// Playouts per position.
 pub const PLAYOUTS: u32 = 64;
@@ -64,8 +64,7 @@ pub struct Playouts<'a> {
     series: Vec<(Color, u64)>,
     /// The counts so far.
     pub own: PlayoutOwnership,
-    empties: Vec<Point>,
-    libs: Vec<Point>,
+    empties: [Loc; NN],
 }
 
 impl<'a> Playouts<'a> {
@@ -75,8 +74,7 @@ impl<'a> Playouts<'a> {
             board,
             series: series.iter().map(|&(c, seed)| (c, seed ^ 0x005e_ed0f_6b69_626f)).collect(),
             own: PlayoutOwnership { playouts: 0, black: [0; NN], white: [0; NN] },
-            empties: Vec::with_capacity(NN),
-            libs: Vec::with_capacity(8),
+            empties: [Loc::default(); NN],
         }
     }
 
@@ -91,22 +89,25 @@ impl<'a> Playouts<'a> {
     }
 
     /// One playout with `first` to move from the random state `state`; the new state.
+    ///
+    /// The empty points are kept as board locations ([`Loc`]) in a fixed array: in
+    /// row-major order after the start and after every capture, reordered by the search
+    /// in between (a point found unplayable is swapped behind the ones still to try).
     fn one(&mut self, first: Color, mut state: u64) -> u64 {
-        let (empties, libs) = (&mut self.empties, &mut self.libs);
+        let empties = &mut self.empties;
         let mut b = self.board.clone();
         b.clear_ko();
-        refill(&b, empties);
+        let mut len = b.empty_locs(empties);
         let (mut color, mut passes, mut moves) = (first, 0, 0);
-        let mut last: Option<Point> = None;
+        let mut last: Option<Loc> = None;
         while passes < 2 && moves < MAX_MOVES {
-            let mut k = empties.len();
-            let mut played = false;
-            if let Some(p) = last.and_then(|l| atari_reply(&b, color, l, libs)) {
-                let info = b.play_unchecked(color, Move::Play(p));
+            if let Some(p) = last.and_then(|l| b.playout_reply(color, l)) {
+                let info = b.play_at(color, p);
                 if info.captured > 0 || info.suicided > 0 {
-                    refill(&b, empties);
-                } else if let Some(j) = empties.iter().position(|&e| e == p) {
-                    empties.swap_remove(j);
+                    len = b.empty_locs(empties);
+                } else if let Some(j) = empties[..len].iter().position(|&e| e == p) {
+                    len -= 1;
+                    empties[j] = empties[len];
                 }
                 last = Some(p);
                 passes = 0;
@@ -115,81 +116,33 @@ impl<'a> Playouts<'a> {
                 continue;
             }
             last = None;
+            let mut k = len;
             while k > 0 {
                 let r;
                 (state, r) = splitmix64(state);
                 let j = (r % k as u64) as usize;
                 let p = empties[j];
-                if acceptable(&b, color, p) {
-                    let info = b.play_unchecked(color, Move::Play(p));
+                if b.is_playout_move_at(color, p) {
+                    let info = b.play_at(color, p);
                     if info.captured > 0 || info.suicided > 0 {
-                        refill(&b, empties);
+                        len = b.empty_locs(empties);
                     } else {
-                        empties.swap_remove(j);
+                        len -= 1;
+                        empties[j] = empties[len];
                     }
-                    played = true;
                     last = Some(p);
                     break;
                 }
                 empties.swap(j, k - 1);
                 k -= 1;
             }
-            passes = if played { 0 } else { passes + 1 };
+            passes = if last.is_some() { 0 } else { passes + 1 };
             color = color.opponent();
             moves += 1;
         }
         tally(&b, &mut self.own);
         state
     }
-}
-
-/// A move the playout policy may play: legal, not filling an own single-point eye, not
-/// a self-atari of two stones or more.
-#[inline]
-fn acceptable(b: &Board, c: Color, p: Point) -> bool {
-    b.is_playout_move(c, p)
-}
-
-/// The tactical reply to the opponent's move at `last`, if there is one: capture a
-/// chain next to it (or the stone itself) that is in atari, else save an own chain
-/// next to it that it put in atari by extending, when that gives two liberties.
-fn atari_reply(b: &Board, c: Color, last: Point, libs: &mut Vec<Point>) -> Option<Point> {
-    let mut around = [last; 5];
-    let mut n = 1;
-    for (dr, dc) in [(-1i32, 0i32), (1, 0), (0, -1), (0, 1)] {
-        let (r, col) = (last.row as i32 + dr, last.col as i32 + dc);
-        if r >= 0 && col >= 0 {
-            if let Some(q) = Point::new(r as usize, col as usize).filter(|q| b.is_on_board(*q)) {
-                around[n] = q;
-                n += 1;
-            }
-        }
-    }
-    let mut save = None;
-    for &q in &around[..n] {
-        let Some(qc) = b.color_at(q) else { continue };
-        if b.chain_liberties(q) != 1 {
-            continue;
-        }
-        b.chain_liberty_points(q, libs);
-        let Some(&l) = libs.first() else { continue };
-        if qc != c {
-            if acceptable(b, c, l) {
-                return Some(l);
-            }
-        } else if save.is_none() {
-            let (eye, lib, _) = b.move_shape(c, l);
-            if !eye && lib >= 2 && b.is_legal(c, Move::Play(l), &Rules::default()).is_ok() {
-                save = Some(l);
-            }
-        }
-    }
-    save
-}
-
-/// The empty points of `b`, in index order.
-fn refill(b: &Board, out: &mut Vec<Point>) {
-    b.empty_points(out);
 }
 
 /// Adds the owners of the end position of one playout to `own`.
