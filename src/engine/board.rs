@@ -159,6 +159,8 @@ const fn is_wall(loc: usize) -> bool {
 
 /// Bit 0 of each byte of a `u32` (see [`Board::place`]).
 const LOW_BITS: u32 = 0x0101_0101;
+/// Bit 0 of each byte of a `u64` ([`Board::empty_locs`]).
+const LOW_BITS_64: u64 = 0x0101_0101_0101_0101;
 /// [`Board::place`] refused a ko violation.
 const REFUSED_KO: u32 = u32::MAX;
 /// [`Board::place`] refused a suicide.
@@ -1107,26 +1109,38 @@ impl Board {
         if self.color[loc] != EMPTY {
             return false;
         }
-        let (c8, opp) = (c as u8, 3 - c as u8);
-        let (mut eye, mut empty, mut own, mut takes) = (true, 0u32, false, false);
-        each_adj!(loc, a => {
-            let col = self.color[a];
-            eye &= (col == c8) | (col == WALL);
-            empty += (col == EMPTY) as u32;
-            own |= col == c8;
-            takes |= (col == opp) & (self.libs[self.head[a] as usize] == 1);
-        });
-        if eye || (loc == self.ko_loc as usize && c8 == self.ko_color) {
+        let c8 = c as u8;
+        // The four neighbours' cells as the bytes of one word; "byte == v" is
+        // `!(x | x >> 1)` on `x = byte ^ v` (two-bit values, as in `place`).
+        let w = self.color[loc - STRIDE] as u32
+            | (self.color[loc - 1] as u32) << 8
+            | (self.color[loc + 1] as u32) << 16
+            | (self.color[loc + STRIDE] as u32) << 24;
+        let is = |v: u8| {
+            let x = w ^ (v as u32 * LOW_BITS);
+            !(x | x >> 1) & LOW_BITS
+        };
+        let own_bits = is(c8);
+        if (own_bits | is(WALL)) == LOW_BITS || (loc == self.ko_loc as usize && c8 == self.ko_color) {
+            // An own single-point eye (the common case late in a playout), or the ko.
             return false;
         }
+        let empty = is(EMPTY).count_ones();
         if empty >= 2 {
             // Two liberties of its own: no self-atari, no suicide, and the ko is checked.
             return true;
         }
-        if !own && !takes {
-            // A lone stone that captures nothing: legal with one liberty (a throw-in),
-            // suicide with none.
-            return empty == 1;
+        if own_bits == 0 {
+            let opp = 3 - c8;
+            let mut takes = false;
+            each_adj!(loc, a => {
+                takes |= (self.color[a] == opp) & (self.libs[self.head[a] as usize] == 1);
+            });
+            if !takes {
+                // A lone stone that captures nothing: legal with one liberty (a
+                // throw-in), suicide with none.
+                return empty == 1;
+            }
         }
         self.playout_shape_ok(c8, loc)
     }
@@ -1155,18 +1169,35 @@ impl Board {
 
     /// The locations of every empty point of the playing area, in row-major order (the
     /// order of [`Board::empty_points`]), written to the front of `out`; returns how
-    /// many. Branch-free: each cell is written and the count moves on when it is empty
-    /// (a playout rebuilds this list after every capture).
+    /// many. A playout rebuilds this list after every capture, so it reads the cells
+    /// eight at a time: a byte of a word is an empty cell when its two value bits are
+    /// both clear (as in [`Board::place`]), and only those bytes are visited.
     pub fn empty_locs(&self, out: &mut [Loc; NN]) -> usize {
         let mut n = 0usize;
+        let cols = self.cols as usize;
+        // Per word of a row (cells 0–7, 8–15, 16–23): the bytes inside the playing area.
+        let within = |first: usize| match cols.saturating_sub(first) {
+            0 => 0,
+            k if k >= 8 => LOW_BITS_64,
+            k => LOW_BITS_64 & ((1u64 << (8 * k)) - 1),
+        };
+        let masks = [within(0), within(8), within(16)];
         for row in 0..self.rows as usize {
             let base = loc_at(row, 0);
-            for loc in base..base + self.cols as usize {
-                out[n.min(NN - 1)] = Loc(loc as u16);
-                n += (self.color[loc] == EMPTY) as usize;
+            for (k, &m) in masks.iter().enumerate() {
+                let at = base + 8 * k;
+                let Some(bytes) = self.color.0.get(at..at + 8) else { continue };
+                let x = u64::from_le_bytes(bytes.try_into().unwrap_or([WALL; 8]));
+                let mut empty = !(x | x >> 1) & m;
+                while empty != 0 {
+                    let i = (empty.trailing_zeros() / 8) as usize;
+                    empty &= empty - 1;
+                    out[n.min(NN - 1)] = Loc((at + i) as u16);
+                    n += 1;
+                }
             }
         }
-        n
+        n.min(NN)
     }
 
     /// Plays `c` at the location `at` without the ko and suicide checks

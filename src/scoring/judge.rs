@@ -28,6 +28,15 @@ pub const CONTRADICT_SHARE: f32 = 0.9;
 /// after [`PLAYOUTS`] in any case.
 pub const PLAYOUT_ROUND: u32 = 16;
 
+/// Playouts of the first look at a position whose every chain Benson or the rules
+/// decided ([`first_look_confirms`]); when it does not confirm them, the playouts go on
+/// in rounds of [`PLAYOUT_ROUND`] as for any position.
+pub const FIRST_LOOK: u32 = 8;
+
+/// The most a chain decided by the rules may go the other way in the first look for
+/// the playouts to stop there.
+pub const FIRST_LOOK_SHARE: f32 = 0.25;
+
 /// The share of playouts a chain left open by the rules must keep, all its own or all
 /// the opponent's, for the playouts to stop before [`PLAYOUTS`].
 pub const CLEAR_SHARE: f32 = 0.97;
@@ -152,8 +161,15 @@ pub fn judge_with(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: 
     let ko = open_ko_chains(board, &pos, &ch);
     let seeds = [(to_move, board.hash()), (to_move.opponent(), board.hash().rotate_left(17))];
     let mut runner = Playouts::new(board, &seeds);
-    while playouts && runner.own.playouts < PLAYOUTS {
-        runner.run(PLAYOUT_ROUND.min(PLAYOUTS - runner.own.playouts));
+    let first_look = playouts && rules_decided_every_chain(&ch, &st, &ko);
+    if first_look {
+        runner.run(FIRST_LOOK);
+    }
+    let confirmed = first_look && first_look_confirms(&ch, &st, &runner.own);
+    while playouts && !confirmed && runner.own.playouts < PLAYOUTS {
+        // Rounds end at multiples of PLAYOUT_ROUND whether or not a first look ran.
+        let round_end = (runner.own.playouts / PLAYOUT_ROUND + 1) * PLAYOUT_ROUND;
+        runner.run(round_end.min(PLAYOUTS) - runner.own.playouts);
         if settled_early(&ch, &st, &ko, &runner.own) {
             break;
         }
@@ -277,6 +293,32 @@ pub fn judge_with(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: 
         });
     }
     Judgement { own, chains, playouts: po.playouts }
+}
+
+/// Whether Benson or the conservative rules decided every chain (none left open, none
+/// seki, none at stake in an open ko): then the playouts can only contradict them, which
+/// needs [`CONTRADICT_SHARE`], and a [`FIRST_LOOK`] usually shows that they will not.
+fn rules_decided_every_chain(ch: &Chains, st: &super::benson::Status, ko: &[usize]) -> bool {
+    (0..ch.len()).all(|c| {
+        st.forced[c] || st.benson_dead[c] || (!ko.contains(&c) && !st.seki.chain[c] && (st.alive[c] || st.dead[c]))
+    })
+}
+
+/// After the [`FIRST_LOOK`] on a position whose every chain the rules decided: whether
+/// no chain goes the other way in more than [`FIRST_LOOK_SHARE`] of the playouts, so
+/// that the playouts stop there (a contradiction needs [`CONTRADICT_SHARE`]).
+fn first_look_confirms(ch: &Chains, st: &super::benson::Status, po: &PlayoutOwnership) -> bool {
+    (0..ch.len()).all(|c| {
+        if st.forced[c] || st.benson_dead[c] {
+            return true;
+        }
+        let (own, opp) = chain_shares(ch, po, c);
+        if st.dead[c] {
+            own <= FIRST_LOOK_SHARE
+        } else {
+            opp <= FIRST_LOOK_SHARE
+        }
+    })
 }
 
 /// Whether the playouts so far leave every chain clear, so that more of them could not
