@@ -16,7 +16,7 @@
 
 use crate::coord::NN;
 use crate::engine::zobrist::splitmix64;
-use crate::engine::{Board, Color, Loc};
+use crate::engine::{Board, Color, Loc, LocBits};
 
 /// Playouts per position.
 pub const PLAYOUTS: u32 = 64;
@@ -65,6 +65,7 @@ pub struct Playouts<'a> {
     /// The counts so far.
     pub own: PlayoutOwnership,
     empties: [Loc; NN],
+    captured: [Loc; NN],
 }
 
 impl<'a> Playouts<'a> {
@@ -75,6 +76,7 @@ impl<'a> Playouts<'a> {
             series: series.iter().map(|&(c, seed)| (c, seed ^ 0x005e_ed0f_6b69_626f)).collect(),
             own: PlayoutOwnership { playouts: 0, black: [0; NN], white: [0; NN] },
             empties: [Loc::default(); NN],
+            captured: [Loc::default(); NN],
         }
     }
 
@@ -93,48 +95,48 @@ impl<'a> Playouts<'a> {
     /// The empty points are kept as board locations ([`Loc`]) in a fixed array: in
     /// row-major order after the start and after every capture, reordered by the search
     /// in between (a point found unplayable is swapped behind the ones still to try).
+    /// A set of them ([`LocBits`]) follows every move, so that the row-major list is
+    /// rebuilt after a capture from the set (O(empty points)) rather than the board.
     fn one(&mut self, first: Color, mut state: u64) -> u64 {
-        let empties = &mut self.empties;
+        let (empties, captured) = (&mut self.empties, &mut self.captured);
         let mut b = self.board.clone();
         b.clear_ko();
         let mut len = b.empty_locs(empties);
+        let mut set = LocBits::of(&empties[..len]);
         let (mut color, mut passes, mut moves) = (first, 0, 0);
         let mut last: Option<Loc> = None;
         while passes < 2 && moves < MAX_MOVES {
-            if let Some(p) = last.and_then(|l| b.playout_reply(color, l)) {
-                let info = b.play_at(color, p);
-                if info.captured > 0 || info.suicided > 0 {
-                    len = b.empty_locs(empties);
-                } else if let Some(j) = empties[..len].iter().position(|&e| e == p) {
+            let reply = last.and_then(|l| b.playout_reply(color, l));
+            let mut found = reply.and_then(|p| Some((empties[..len].iter().position(|&e| e == p)?, p)));
+            if reply.is_none() {
+                let mut k = len;
+                while k > 0 {
+                    let r;
+                    (state, r) = splitmix64(state);
+                    let j = (r % k as u64) as usize;
+                    if b.is_playout_move_at(color, empties[j]) {
+                        found = Some((j, empties[j]));
+                        break;
+                    }
+                    empties.swap(j, k - 1);
+                    k -= 1;
+                }
+            }
+            last = None;
+            if let Some((j, p)) = found {
+                let taken = b.captured_by(color, p, captured, 0);
+                b.play_at(color, p);
+                set.remove(p);
+                if taken > 0 {
+                    for &q in &captured[..taken] {
+                        set.insert(q);
+                    }
+                    len = set.write(empties);
+                } else {
                     len -= 1;
                     empties[j] = empties[len];
                 }
                 last = Some(p);
-                passes = 0;
-                color = color.opponent();
-                moves += 1;
-                continue;
-            }
-            last = None;
-            let mut k = len;
-            while k > 0 {
-                let r;
-                (state, r) = splitmix64(state);
-                let j = (r % k as u64) as usize;
-                let p = empties[j];
-                if b.is_playout_move_at(color, p) {
-                    let info = b.play_at(color, p);
-                    if info.captured > 0 || info.suicided > 0 {
-                        len = b.empty_locs(empties);
-                    } else {
-                        len -= 1;
-                        empties[j] = empties[len];
-                    }
-                    last = Some(p);
-                    break;
-                }
-                empties.swap(j, k - 1);
-                k -= 1;
             }
             passes = if last.is_some() { 0 } else { passes + 1 };
             color = color.opponent();
