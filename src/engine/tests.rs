@@ -1014,3 +1014,101 @@ fn clones_are_independent() {
     b.check_consistency().unwrap();
     c.check_consistency().unwrap();
 }
+
+/// The playouts' move test by its definition on [`Board::move_shape`] and
+/// [`Board::is_legal`] (what `Board::is_playout_move_at` answers from the neighbours).
+fn playout_move_by_definition(b: &Board, c: Color, q: Point) -> bool {
+    let (eye, libs, stones) = b.move_shape(c, q);
+    b.get(q) == EMPTY
+        && b.is_on_board(q)
+        && !(eye || libs == 0 || (libs == 1 && stones >= 2))
+        && b.is_legal(c, Move::Play(q), &STD).is_ok()
+}
+
+/// The playouts' tactical reply by its definition on points: capture a chain in atari
+/// at or next to `last` (last, above, below, left, right) when the playouts may play
+/// there, else save the first own chain in atari there by a legal extension to two
+/// liberties.
+fn playout_reply_by_definition(b: &Board, c: Color, last: Point) -> Option<Point> {
+    let (r, k) = (last.row as i32, last.col as i32);
+    let mut save = None;
+    let mut libs = Vec::new();
+    for (dr, dc) in [(0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)] {
+        let (rr, kk) = (r + dr, k + dc);
+        let Some(q) = (rr >= 0 && kk >= 0).then(|| Point::new(rr as usize, kk as usize)).flatten() else { continue };
+        let Some(qc) = b.color_at(q).filter(|_| b.is_on_board(q)) else { continue };
+        if b.chain_liberties(q) != 1 {
+            continue;
+        }
+        b.chain_liberty_points(q, &mut libs);
+        let l = libs[0];
+        if qc != c {
+            if playout_move_by_definition(b, c, l) {
+                return Some(l);
+            }
+        } else if save.is_none() {
+            let (eye, n, _) = b.move_shape(c, l);
+            if !eye && n >= 2 && b.is_legal(c, Move::Play(l), &STD).is_ok() {
+                save = Some(l);
+            }
+        }
+    }
+    save
+}
+
+#[test]
+fn location_addressed_playout_primitives_match_the_point_ones() {
+    let mut rng = Rng::new(23);
+    let mut checked = [0usize; 3]; // move tests, replies found, captures
+    for game in 0..games(120, 20) {
+        let mut b = if game % 4 == 3 { Board::new_sized(9 + game % 7, 7 + game % 11) } else { Board::new() };
+        let mut c = B;
+        for _ in 0..(60 + rng.below(260)) {
+            // The empty points, by location and by point, in the same row-major order.
+            let mut pts = Vec::new();
+            b.empty_points(&mut pts);
+            let mut locs = [Loc::default(); NN];
+            let n = b.empty_locs(&mut locs);
+            let from_locs: Vec<Point> = locs[..n].iter().map(|&l| b.point(l)).collect();
+            assert_eq!(from_locs, pts);
+            let mut set_list = [Loc::default(); NN];
+            let m = LocBits::of(&locs[..n]).write(&mut set_list);
+            assert_eq!(&set_list[..m], &locs[..n]);
+            for &l in &locs[..n] {
+                for col in [B, W] {
+                    assert_eq!(b.is_playout_move_at(col, l), playout_move_by_definition(&b, col, b.point(l)));
+                    checked[0] += 1;
+                }
+            }
+            let mv = random_move(&b, &mut rng, c, &STD);
+            let Move::Play(q) = mv else {
+                b.play(c, mv, &STD).unwrap();
+                c = c.opponent();
+                continue;
+            };
+            let Some(at) = b.loc(q) else { continue };
+            // The stones a move captures, known before it.
+            let mut before = [0u8; NN];
+            b.cells(&mut before);
+            let mut taken = [Loc::default(); NN];
+            let t = b.captured_by(c, at, &mut taken, 0);
+            let mut after = b.clone();
+            after.play(c, mv, &STD).unwrap();
+            let mut cells = [0u8; NN];
+            after.cells(&mut cells);
+            let mut gone: Vec<u16> = (0..NN).filter(|&i| before[i] != 0 && cells[i] == 0).map(|i| i as u16).collect();
+            let mut listed: Vec<u16> = taken[..t].iter().map(|&l| b.point(l).index()).collect();
+            gone.sort_unstable();
+            listed.sort_unstable();
+            assert_eq!(listed, gone);
+            checked[2] += (t > 0) as usize;
+            b = after;
+            c = c.opponent();
+            // The reply to the move just played.
+            let reply = b.playout_reply(c, at).map(|l| b.point(l));
+            assert_eq!(reply, playout_reply_by_definition(&b, c, q));
+            checked[1] += reply.is_some() as usize;
+        }
+    }
+    assert!(checked.iter().all(|&k| k > 50), "too few cases: {checked:?}");
+}
