@@ -104,3 +104,35 @@ fn convert_prints_to_stdout_and_refuses_other_targets() {
     let o = run(&["convert", f.to_str().unwrap(), "--to", "gib"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn records_inside_an_archive_read_like_the_files() {
+    let Some(dir) = shared("formats") else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let mut b = tar::Builder::new(Vec::new());
+    let files = record_files(&dir);
+    for f in &files {
+        let data = std::fs::read(f).unwrap();
+        let mut h = tar::Header::new_gnu();
+        h.set_size(data.len() as u64);
+        h.set_mode(0o644);
+        let name = f.strip_prefix(&dir).unwrap().to_string_lossy().into_owned();
+        b.append_data(&mut h, name, data.as_slice()).unwrap();
+    }
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut e, &b.into_inner().unwrap()).unwrap();
+    let input = tmp.path().join("in");
+    std::fs::create_dir(&input).unwrap();
+    std::fs::write(input.join("records.tar.gz"), e.finish().unwrap()).unwrap();
+    let (a, z) = (tmp.path().join("a"), tmp.path().join("z"));
+    run_kibo("filter", &dir, &a);
+    run_kibo("filter", &input, &z);
+    let key = |r: &kibo::game::GameRow| (r.format.clone(), r.game_id.to_hex(), r.meta.black_name.clone());
+    let mut ga: Vec<_> = games(&a).iter().map(key).collect();
+    let mut gz: Vec<_> = games(&z).iter().map(key).collect();
+    ga.sort();
+    gz.sort();
+    assert_eq!(gz.len(), 24);
+    assert_eq!(ga, gz);
+    assert!(games(&z).iter().all(|r| r.member.is_some()));
+}
