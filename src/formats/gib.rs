@@ -18,7 +18,7 @@ between `\GS` and `\GE`, one command per line.
 
 use std::collections::HashMap;
 
-use super::{
+use super::common::{
     canonical_rank, empty_record, margin_text, non_empty, record_error, server_rank, set_date, set_komi, tygem_handicap,
 };
 use crate::coord::{Move, Point};

@@ -16,7 +16,7 @@ WBaduk / Cyberoro `.ngf`: fixed header lines, then one `PMnnCxyyx` line per move
   lines, komi, move count; the result in a trailing `IDB[n] <text>[EndTxt]` line.
 */
 
-use super::{
+use super::common::{
     canonical_rank, empty_record, margin_text, non_empty, record_error, server_rank, set_date, set_komi, tygem_handicap,
 };
 use crate::coord::{Move, Point};

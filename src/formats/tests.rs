@@ -1,7 +1,10 @@
 //! Every record of `../shared/data/formats/` read with the facts its `NOTES.md` gives.
 
+use super::common::tygem_handicap;
 use super::*;
+use crate::coord::Point;
 use crate::sgf::{GameMove, ResultKind};
+use crate::sgf::{GameRecord, RejectReason};
 
 /// What NOTES.md says a correct reader gets out of one file.
 struct Facts {

@@ -10,7 +10,7 @@ IGS / Panda `.ugf` and `.ugi`: `[Header]` `Key=value` lines, then `[Data]` lines
   `Date=YYYY/MM/DD,…`, `PlayerB=name,rank,…`, `Rule=JPN|CHN`, `Size`.
 */
 
-use super::{empty_record, margin_text, non_empty, record_error, server_rank, set_date, set_komi};
+use super::common::{empty_record, margin_text, non_empty, record_error, server_rank, set_date, set_komi};
 use crate::coord::{Move, Point};
 use crate::sgf::{parse_result, Color, GameMove, GameRecord, GameResult, RecordError, RejectReason};
 
