@@ -142,13 +142,19 @@ bench-scale: build
 ## Time-boxed fuzzing of the SGF reader, the archive reader and replay (cargo-fuzz,
 ## libFuzzer; RUSTC_BOOTSTRAP lets the stable toolchain accept the -Z flags).
 ## FUZZ_SECONDS per target (default 60); the SGF corpus is seeded from ../shared/data/edge.
+## FUZZ_TARGETS picks the targets (default the three above; `record_reader`, the GIB/NGF/UGF
+## readers and the SGF writer, is seeded from ../shared/data/formats).
 FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= sgf_reader archive_reader replay
 fuzz:
 	command -v cargo-fuzz >/dev/null || $(CARGO) install cargo-fuzz
-	mkdir -p out fuzz/corpus/sgf_reader fuzz/corpus/archive_reader fuzz/corpus/replay
+	mkdir -p out fuzz/corpus/sgf_reader fuzz/corpus/archive_reader fuzz/corpus/replay fuzz/corpus/record_reader
 	if [ -d $(SHARED)/edge ]; then find $(SHARED)/edge -name '*.sgf' -size -64k -exec cp {} fuzz/corpus/sgf_reader/ \; ; fi
 	cp data/kombilo/*.sgf fuzz/corpus/sgf_reader/
-	cd fuzz && for t in sgf_reader archive_reader replay; do \
+	if [ -d $(SHARED)/formats ]; then i=0; for f in $$(find $(SHARED)/formats -type f \( -iname '*.gib*' -o -iname '*.ngf' -o -iname '*.ug[fi]' \)); do \
+	  i=$$((i+1)); case "$$f" in *.gib*) p='\000';; *.[nN][gG][fF]) p='\001';; *) p='\002';; esac; \
+	  { printf "$$p"; cat "$$f"; } > fuzz/corpus/record_reader/seed-$$i; done; fi
+	cd fuzz && for t in $(FUZZ_TARGETS); do \
 	  RUSTC_BOOTSTRAP=1 cargo fuzz run -s none -O $$t corpus/$$t -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 > ../out/fuzz-$$t.log 2>&1 \
 	    || { tail -40 ../out/fuzz-$$t.log; echo "fuzz: $$t FAILED (log: out/fuzz-$$t.log; crash inputs in fuzz/artifacts/$$t)"; exit 1; }; \
 	  echo "fuzz: $$t: $$(grep -o 'Done [0-9]* runs in [0-9]* second(s)' ../out/fuzz-$$t.log), no crash"; \

@@ -36,6 +36,8 @@ enum Cmd {
     Score(ScoreArgs),
     /// Summary tables of the games, rejects and samples (Polars); also DIR/stats/*.csv and stats.json.
     Stats(OutArgs),
+    /// Write the games of one record file (SGF, Tygem .gib, WBaduk .ngf, IGS .ugf/.ugi) as clean SGF.
+    Convert(ConvertArgs),
     /// One step of the map/reduce form, run by the Spark job (docs/distributed.md).
     #[command(subcommand)]
     Part(PartCmd),
@@ -79,6 +81,18 @@ struct PartArgs {
     /// The Spark job's figures (JSON file) for report.json (finish).
     #[arg(long)]
     spark: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+struct ConvertArgs {
+    /// The record file.
+    file: PathBuf,
+    /// Output format (only `sgf`).
+    #[arg(long, default_value = "sgf")]
+    to: String,
+    /// Folder for the written files (default: stdout).
+    #[arg(long)]
+    out: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -326,6 +340,26 @@ fn pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
     rayon::ThreadPoolBuilder::new().num_threads(threads).stack_size(8 << 20).build().context("starting worker threads")
 }
 
+/// `kibo convert`: 0 every game written, 1 some games of the file could not be read
+/// (named on stderr), 2 a usage error or no game at all.
+fn convert(a: &ConvertArgs) -> anyhow::Result<i32> {
+    if a.to != "sgf" {
+        return setup(format!("--to must be sgf, not {:?}", a.to));
+    }
+    let done = crate::stages::convert::convert(&a.file, a.out.as_deref()).map_err(|e| SetupError(format!("{e:#}")))?;
+    for (i, e) in &done.failed {
+        eprintln!("convert: {} game {i}: {e}", a.file.display());
+    }
+    if done.written.is_empty() && done.text.is_empty() {
+        return setup(format!("{}: no game could be read", a.file.display()));
+    }
+    print!("{}", done.text);
+    for p in &done.written {
+        eprintln!("convert: wrote {}", p.display());
+    }
+    Ok(if done.failed.is_empty() { Exit::Ok } else { Exit::SomeUnreadable } as i32)
+}
+
 /// Parses `std::env::args` and runs; returns the exit code.
 pub fn main_with_args() -> i32 {
     let cli = Cli::parse();
@@ -377,6 +411,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             }
             Ok(Exit::Ok as i32)
         }
+        Cmd::Convert(a) => convert(&a),
         Cmd::Score(a) => {
             let pictures =
                 crate::stages::score::Pictures { png: a.png.as_deref(), svg: a.svg.as_deref(), json: a.json };

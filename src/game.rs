@@ -168,6 +168,8 @@ pub struct GameRow {
     pub byte_offset: u64,
     /// Charset used to decode the file.
     pub charset: String,
+    /// The reader that read it: `sgf`, `gib`, `ngf`, `ugf` (`crate::formats`).
+    pub format: String,
     /// Game-level values.
     pub meta: GameMeta,
     /// Black stones of the start position.
@@ -199,6 +201,7 @@ impl GameRow {
             game_index: g.index as u32,
             byte_offset: g.offset as u64,
             charset: g.charset.to_string(),
+            format: g.format.to_string(),
             meta: GameMeta {
                 komi: g.komi,
                 komi_raw: g.komi_raw.clone(),

@@ -10,6 +10,7 @@ truncated or corrupt stream keeps everything complete before the damage.
 
 What is read:
 * plain files ending in `.sgf` (single or multi-game) and `.sgfs` (one game per line);
+  `.gib`, `.ngf`, `.ugf`, `.ugi` are documents like an `.sgf` (read by `crate::formats`);
 * `.zip`, `.tar`, `.tar.gz`/`.tgz`, `.tar.bz2`/`.tbz2`/`.tbz`, and single-file `.gz`/`.bz2`,
   nested inside folders or inside other archives (up to [`Limits::max_nesting`] deep);
 * anything else is skipped and counted, never an error.
@@ -125,7 +126,8 @@ enum Kind {
 
 fn kind_of(name: &str) -> Kind {
     let n = name.to_ascii_lowercase();
-    if n.ends_with(".sgf") {
+    // Tygem, WBaduk and IGS records are documents like an SGF: `crate::formats` reads them.
+    if n.ends_with(".sgf") || [".gib", ".ngf", ".ugf", ".ugi"].iter().any(|e| n.ends_with(e)) {
         Kind::Sgf
     } else if n.ends_with(".sgfs") {
         Kind::Sgfs

@@ -73,6 +73,8 @@ reasons! {
     SizeNot19 = "size_not_19", Filter, "`SZ` is not 19";
     BadCoordinate = "bad_coordinate", Filter, "a move or setup point is malformed or off the board (never read as a pass)";
     TooLarge = "too_large", Filter, "the game tree is over a `limits` bound (nodes, nesting depth)";
+    UnknownFormat = "unknown_format", Filter, "a `.gib`/`.ngf`/`.ugf`/`.ugi` whose content is neither that format nor SGF";
+    BadRecord = "bad_record", Filter, "a GIB/NGF/UGF record that cannot be read (no game section, a move without a colour)";
     SetupAfterRoot = "setup_after_root", Filter, "setup stones after the first move (unless `filter.allow_setup_after_root`)";
     NoMoves = "no_moves", Filter, "the main line has no moves";
     TooShort = "too_short", Filter, "fewer than `min_moves`";
@@ -120,6 +122,8 @@ impl From<crate::sgf::RejectReason> for Reject {
             R::SizeNot19 => Reject::SizeNot19,
             R::BadCoordinate => Reject::BadCoordinate,
             R::TooLarge => Reject::TooLarge,
+            R::UnknownFormat => Reject::UnknownFormat,
+            R::BadRecord => Reject::BadRecord,
         }
     }
 }
@@ -165,7 +169,8 @@ mod tests {
             assert_eq!(Reject::from(e).as_str(), name);
         }
         use crate::sgf::RejectReason as R;
-        for r in [R::ParseError, R::NotGo, R::SizeNot19, R::BadCoordinate, R::TooLarge] {
+        for r in [R::ParseError, R::NotGo, R::SizeNot19, R::BadCoordinate, R::TooLarge, R::UnknownFormat, R::BadRecord]
+        {
             assert_eq!(Reject::from(r).as_str(), r.as_str());
             assert_eq!(Reject::from(r).stage(), Stage::Filter);
         }

@@ -170,6 +170,7 @@ pub fn game_columns(rows: &[GameRow]) -> Vec<Column> {
         prim::<UInt32Type>("game_index", false, rows.iter().map(|r| Some(r.game_index))),
         prim::<UInt64Type>("byte_offset", false, rows.iter().map(|r| Some(r.byte_offset))),
         utf8("charset", false, s(|r| Some(&r.charset))),
+        utf8("format", false, s(|r| Some(&r.format))),
         prim::<Float32Type>("komi", true, rows.iter().map(|r| r.meta.komi)),
         utf8("komi_raw", true, m(|g| g.komi_raw.as_deref())),
         prim::<UInt8Type>("handicap", false, rows.iter().map(|r| Some(r.meta.handicap))),
@@ -445,6 +446,7 @@ pub fn games_from_batch(b: &RecordBatch) -> anyhow::Result<Vec<GameRow>> {
     let s = |n| c.str(n);
     let (id, source, file, member, charset) =
         (s("game_id")?, s("source")?, s("source_file")?, s("member")?, s("charset")?);
+    let format = s("format")?;
     let (gi, off) = (c.prim::<UInt32Type>("game_index")?, c.prim::<UInt64Type>("byte_offset")?);
     let (komi, ha, margin) =
         (c.prim::<Float32Type>("komi")?, c.prim::<UInt8Type>("handicap")?, c.prim::<Float32Type>("margin")?);
@@ -509,6 +511,7 @@ pub fn games_from_batch(b: &RecordBatch) -> anyhow::Result<Vec<GameRow>> {
             game_index: gi.value(i),
             byte_offset: off.value(i),
             charset: charset.value(i).to_string(),
+            format: format.value(i).to_string(),
             meta: GameMeta {
                 komi: opt(komi, i),
                 komi_raw: t(0),

@@ -3,6 +3,7 @@ mod util;
 
 mod dedup;
 mod filter;
+mod formats;
 mod house;
 mod parts;
 mod reliability;

@@ -25,6 +25,7 @@ SORT = {
 # Spark section differ by construction).
 REPORT_KEYS = [
     ("games",), ("filter", "total"), ("filter", "by_source"), ("filter", "quirks"), ("filter", "charsets"),
+    ("filter", "by_format"),
     ("split", "games_in"), ("split", "games_replayed"), ("split", "games_rejected"), ("split", "rejected_by_reason"),
     ("split", "moves"), ("split", "samples_before_dedup"), ("split", "samples"), ("split", "duplicate_games"),
     ("split", "tag_counts"), ("split", "dropped"), ("split", "games_with_consecutive_moves"),

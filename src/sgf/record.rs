@@ -51,6 +51,11 @@ Go game records from parsed trees: [`read_games`] is the entry point of the SGF 
   `quirks.komi_in_zi`; real point komi are whole or half numbers. Fox's `KM[0]` in
   handicap games stays 0 (Sabaki's test suite expects a guessed 0.5/6.5; kibo does not
   guess). Unreadable komi → `komi = None`, `komi_raw` kept.
+* **Fox conventions by content**, whatever the `AP`: `HA[1]` is an even game without
+  komi, read as handicap 0 (`quirks.fox_handicap_one`); `KM[0]` in an even game (no `HA`
+  ≥ 2, no setup stones) is Fox's 6.5 (`quirks.fox_komi_zero`) when an `AP` names
+  `foxwq` or the result's margin has a half point, which komi 0 cannot give (the yenw
+  Fox files say `AP[YuanYu]` and carry `B+2.5` with `KM[0]`); `komi_raw` stays `0`.
 * **Text fields** are SimpleText-decoded and trimmed; empty → `None`. A bad text field
   never rejects a game. `source_copyright` is `SO` and `CP` joined by `"; "`.
 * **Dates**: `date` is the raw `DT`; `date_iso` the first date found in it: `YYYY-MM-DD`,
@@ -137,6 +142,16 @@ pub struct Quirks {
     pub size_compose: bool,
     /// Game-info properties found outside the root node.
     pub game_info_after_root: bool,
+    /// Fox's `KM[0]` in an even game read as 6.5 (see the module docs).
+    pub fox_komi_zero: bool,
+    /// `HA[1]` (an even game without komi, as Fox and Cyberoro write it) read as no handicap.
+    pub fox_handicap_one: bool,
+    /// The komi cannot be known (a Tygem record with a non-zero `DUM`).
+    pub komi_unknown: bool,
+    /// The move count the record declares differs from its moves (GIB `TCNT`, NGF line 11).
+    pub move_count_mismatch: bool,
+    /// The charset could not be decided: the names are kept as decoded by the last resort.
+    pub charset_undecided: bool,
 }
 
 impl Quirks {
@@ -166,6 +181,11 @@ impl Quirks {
             ("empty_setup_value", self.empty_setup_value),
             ("size_compose", self.size_compose),
             ("game_info_after_root", self.game_info_after_root),
+            ("fox_komi_zero", self.fox_komi_zero),
+            ("fox_handicap_one", self.fox_handicap_one),
+            ("komi_unknown", self.komi_unknown),
+            ("move_count_mismatch", self.move_count_mismatch),
+            ("charset_undecided", self.charset_undecided),
         ]
         .iter()
         .filter(|(_, on)| *on)
@@ -240,6 +260,8 @@ pub struct GameRecord {
     pub charset: &'static str,
     /// The tree's parse issues (recoverable), for reports.
     pub issues: Vec<ParseIssue>,
+    /// The reader that read it: `"sgf"`, `"gib"`, `"ngf"`, `"ugf"` (`crate::formats`).
+    pub format: &'static str,
 }
 
 /// Why a game was not read.
@@ -257,6 +279,11 @@ pub enum RejectReason {
     /// The game tree is over a [`ParseLimits`] limit (too many nodes, variations nested
     /// too deep).
     TooLarge,
+    /// A `.gib`/`.ngf`/`.ugf`/`.ugi` whose content is neither that format nor SGF.
+    UnknownFormat,
+    /// A GIB/NGF/UGF record that cannot be read (no game section, a move line without
+    /// a colour).
+    BadRecord,
 }
 
 impl RejectReason {
@@ -268,6 +295,8 @@ impl RejectReason {
             RejectReason::SizeNot19 => "size_not_19",
             RejectReason::BadCoordinate => "bad_coordinate",
             RejectReason::TooLarge => "too_large",
+            RejectReason::UnknownFormat => "unknown_format",
+            RejectReason::BadRecord => "bad_record",
         }
     }
 }
@@ -440,6 +469,7 @@ pub fn game_from_tree(tree: &Tree<'_>, index: usize, charset: &'static str) -> R
     let (komi, komi_raw) = read_komi(first(KM), info[AP], &mut q);
     let handicap = read_handicap(first(HA), line.setup_black.len(), &mut q);
     let result = first(RE).map(parse_result).unwrap_or_else(GameResult::none);
+    let (komi, handicap) = fox_fixes(komi, handicap, &result, is_fox(info[AP]), line.setup_black.is_empty(), &mut q);
     let date = text(DT);
     let date_iso = date.as_deref().and_then(iso_date);
     let source_copyright = join_source_copyright(text(SO), text(CP));
@@ -477,6 +507,7 @@ pub fn game_from_tree(tree: &Tree<'_>, index: usize, charset: &'static str) -> R
         quirks: q,
         charset,
         issues: tree.issues.clone(),
+        format: "sgf",
     })
 }
 
@@ -718,9 +749,40 @@ fn start_position(board: &[u8; 361]) -> (Vec<Point>, Vec<Point>) {
     (setup_black, setup_white)
 }
 
+/// Some `AP` value names Fox (`foxwq`).
+fn is_fox(ap: Option<PropRef<'_, '_>>) -> bool {
+    ap.is_some_and(|p| p.values.iter().any(|v| v.to_ascii_lowercase().contains("foxwq")))
+}
+
+/// Fox's komi and handicap conventions, told by the content whatever the `AP`:
+/// `HA[1]` is an even game without komi (handicap 0, `fox_handicap_one`); `KM[0]` in an
+/// even game without setup stones is 6.5 (`fox_komi_zero`) when an `AP` names Fox or the
+/// result's margin has a half point (which komi 0 cannot give).
+fn fox_fixes(
+    komi: Option<f32>,
+    handicap: u32,
+    result: &GameResult,
+    fox: bool,
+    no_setup: bool,
+    q: &mut Quirks,
+) -> (Option<f32>, u32) {
+    let mut handicap = handicap;
+    if handicap == 1 {
+        q.fox_handicap_one = true;
+        handicap = 0;
+        return (komi, handicap);
+    }
+    let half_point = result.margin.is_some_and(|m| (m.fract().abs() - 0.5).abs() < 1e-6);
+    if komi == Some(0.0) && handicap == 0 && no_setup && (fox || half_point) {
+        q.fox_komi_zero = true;
+        return (Some(6.5), handicap);
+    }
+    (komi, handicap)
+}
+
 /// `(komi, komi_raw)` from the first `KM` value, Fox's scale told by the `AP` values.
 fn read_komi(km: Option<&str>, ap: Option<PropRef<'_, '_>>, q: &mut Quirks) -> (Option<f32>, Option<String>) {
-    let is_fox = ap.is_some_and(|p| p.values.iter().any(|v| v.to_ascii_lowercase().contains("foxwq")));
+    let is_fox = is_fox(ap);
     let komi_raw = km.map(|v| clean_text(v).unwrap_or_default());
     let komi = komi_raw.as_deref().and_then(|v| parse_komi(v, is_fox, q));
     (komi, komi_raw)

@@ -672,7 +672,7 @@ fn komi_normalisation() {
         ("325", "", Some(6.5), true, true),
         ("275", "foxwq", Some(5.5), true, true),
         ("750", "", Some(7.5), true, false),
-        ("0", "foxwq", Some(0.0), false, false),
+        ("0", "foxwq", Some(6.5), false, false),
         ("11", "", Some(11.0), false, false),
         ("-1.5", "", Some(-1.5), false, false),
         ("0.500000", "", Some(0.5), false, false),
@@ -690,6 +690,33 @@ fn komi_normalisation() {
         assert_eq!(g.komi_raw.as_deref(), Some(km));
     }
     assert_eq!(ok("(;B[aa])").komi, None);
+}
+
+#[test]
+fn fox_conventions_by_content_whatever_the_ap() {
+    // (record, komi, handicap, fox_komi_zero, fox_handicap_one)
+    let table: [(&str, Option<f32>, u32, bool, bool); 8] = [
+        ("(;KM[0]AP[foxwq];B[pd])", Some(6.5), 0, true, false),
+        ("(;KM[0]AP[YuanYu]RE[B+2.5];B[pd])", Some(6.5), 0, true, false),
+        ("(;KM[0]RU[Japanese]RE[W+0.5];B[pd])", Some(6.5), 0, true, false),
+        // A whole-point margin or none: a genuine no-komi game (GNU Go's, KGS's).
+        ("(;KM[0]RU[Japanese]RE[W+11.0];B[pd])", Some(0.0), 0, false, false),
+        ("(;KM[0]RE[B+R];B[pd])", Some(0.0), 0, false, false),
+        // Handicap games keep their 0.
+        ("(;KM[0]HA[2]AB[pd][dp]AP[foxwq]RE[W+3.5];W[pp])", Some(0.0), 2, false, false),
+        // HA[1]: an even game without komi.
+        ("(;KM[0]HA[1]AP[foxwq]RE[B+R];B[pd])", Some(0.0), 0, false, true),
+        ("(;KM[0]HA[1]RE[B+7.50];B[pd])", Some(0.0), 0, false, true),
+    ];
+    for (sgf, komi, handicap, zero, one) in table {
+        let g = ok(sgf);
+        assert_eq!(
+            (g.komi, g.handicap, g.quirks.fox_komi_zero, g.quirks.fox_handicap_one),
+            (komi, handicap, zero, one),
+            "{sgf}"
+        );
+        assert_eq!(g.komi_raw.as_deref(), Some("0"), "{sgf}");
+    }
 }
 
 #[test]

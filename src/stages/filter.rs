@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{Config, FilterConfig, ScoreCheckMode, Source};
 use crate::coord::{Move, Point};
+use crate::formats;
 use crate::game::{GameRow, ScoreVerdict};
 use crate::input::{self, Item, Location};
 use crate::reject::Reject;
@@ -84,12 +85,35 @@ pub struct FilterReport {
     pub quirks: BTreeMap<String, u64>,
     /// Documents per charset used to decode them.
     pub charsets: BTreeMap<String, u64>,
+    /// Documents and games per record format (`sgf`, `gib`, `ngf`, `ugf`: the reader
+    /// that read them).
+    #[serde(default)]
+    pub by_format: BTreeMap<String, FormatCounts>,
     /// Input files with size and blake3, per source.
     pub inputs: BTreeMap<String, Vec<InputFile>>,
     /// Shards of `games`.
     pub games_shards: Vec<ShardInfo>,
     /// Shards of `rejects`.
     pub rejects_shards: Vec<ShardInfo>,
+}
+
+/// What one record format gave (`report.json` → `filter.by_format`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct FormatCounts {
+    /// Documents read with this format's reader.
+    pub documents: u64,
+    /// Their games kept.
+    pub games_kept: u64,
+    /// Their games rejected by the filter.
+    pub games_rejected: u64,
+}
+
+impl FormatCounts {
+    fn add(&mut self, o: &FormatCounts) {
+        self.documents += o.documents;
+        self.games_kept += o.games_kept;
+        self.games_rejected += o.games_rejected;
+    }
 }
 
 /// A file on disk that was read.
@@ -116,6 +140,9 @@ impl FilterReport {
         }
         for (k, v) in o.charsets {
             *self.charsets.entry(k).or_default() += v;
+        }
+        for (k, v) in &o.by_format {
+            self.by_format.entry(k.clone()).or_default().add(v);
         }
         for (k, v) in o.inputs {
             self.inputs.entry(k).or_default().extend(v);
@@ -188,15 +215,30 @@ pub fn run_part(
                  rejects: &mut TableWriter|
      -> anyhow::Result<()> {
         let work = std::mem::take(batch);
-        let outcomes: Vec<(usize, Vec<Outcome>)> = work
+        let outcomes: Vec<(usize, Option<&'static str>, Vec<Outcome>)> = work
             .into_par_iter()
-            .map(|w| (w.source, process(&w.item, &sources[w.source], &filter, cfg.limits.parse_limits())))
+            .map(|w| {
+                let (format, outs) = process(&w.item, &sources[w.source], &filter, cfg.limits.parse_limits());
+                (w.source, format, outs)
+            })
             .collect();
         let mut kept = Vec::new();
         let mut rej = Vec::new();
-        for (si, outs) in outcomes {
+        for (si, format, outs) in outcomes {
             let name = &sources[si].name;
+            let mut by_format = format.map(|f| {
+                let c = report.by_format.entry(f.to_string()).or_default();
+                c.documents += 1;
+                c
+            });
             for o in outs {
+                if let Some(f) = by_format.as_mut() {
+                    match o {
+                        Outcome::Kept(..) => f.games_kept += 1,
+                        Outcome::Rejected(_) => f.games_rejected += 1,
+                        Outcome::Skipped => {}
+                    }
+                }
                 let c = report.by_source.get_mut(name).expect("invariant: source registered");
                 match o {
                     Outcome::Kept(row, quirks, charset) => {
@@ -373,9 +415,16 @@ impl Filter {
     }
 }
 
-/// Parses one document into outcomes. A `.sgfs` line is its own document: its
-/// member gets a `#L<line>` suffix and its games are indexed within the line.
-fn process(item: &Item, source: &Source, filter: &Filter, limits: sgf::ParseLimits) -> Vec<Outcome> {
+/// Parses one document into outcomes, with the format of the reader that read it
+/// ([`formats::read_document`]: chosen by the name's extension, confirmed by the
+/// content). A `.sgfs` line is its own document: its member gets a `#L<line>` suffix
+/// and its games are indexed within the line.
+fn process(
+    item: &Item,
+    source: &Source,
+    filter: &Filter,
+    limits: sgf::ParseLimits,
+) -> (Option<&'static str>, Vec<Outcome>) {
     let reject = |loc: &Location, idx: Option<u32>, off: Option<u64>, (reason, detail, mv): Verdict| {
         Outcome::Rejected(RejectRow {
             reason,
@@ -390,9 +439,11 @@ fn process(item: &Item, source: &Source, filter: &Filter, limits: sgf::ParseLimi
         })
     };
     match item {
-        Item::FileRead { .. } => Vec::new(),
-        Item::Skipped { .. } => vec![Outcome::Skipped],
-        Item::Unreadable { loc, error } => vec![reject(loc, None, None, (Reject::UnreadableFile, error.clone(), None))],
+        Item::FileRead { .. } => (None, Vec::new()),
+        Item::Skipped { .. } => (None, vec![Outcome::Skipped]),
+        Item::Unreadable { loc, error } => {
+            (None, vec![reject(loc, None, None, (Reject::UnreadableFile, error.clone(), None))])
+        }
         Item::Sgf { loc, bytes } | Item::SgfLine { loc, bytes, .. } | Item::SgfPart { loc, bytes, .. } => {
             // A part of a large collection: its games' indices and offsets in the whole file.
             let (first, base) = match item {
@@ -409,8 +460,14 @@ fn process(item: &Item, source: &Source, filter: &Filter, limits: sgf::ParseLimi
                 },
                 _ => loc.clone(),
             };
-            let file = sgf::read_games_with(bytes, limits);
+            let name = loc.member.as_deref().unwrap_or(&loc.file);
+            let file = formats::read_document(name, bytes, limits);
             let charset = file.charset;
+            let format = file
+                .games
+                .iter()
+                .find_map(|g| g.as_ref().ok())
+                .map_or_else(|| formats::Format::of_name(name).as_str(), |g| g.format);
             let keep_or_reject = |g: sgf::GameRecord| {
                 let quirks = g.quirks.names();
                 let mut row = GameRow::from_record(&g, &source.name, &loc.file, loc.member.as_deref(), &quirks);
@@ -434,7 +491,8 @@ fn process(item: &Item, source: &Source, filter: &Filter, limits: sgf::ParseLimi
                 }
                 Outcome::Kept(Box::new(row), quirks, charset)
             };
-            file.games
+            let outs = file
+                .games
                 .into_iter()
                 .enumerate()
                 .map(|(i, g)| match g {
@@ -444,7 +502,8 @@ fn process(item: &Item, source: &Source, filter: &Filter, limits: sgf::ParseLimi
                     }
                     Ok(g) => keep_or_reject(g),
                 })
-                .collect()
+                .collect();
+            (Some(format), outs)
         }
     }
 }

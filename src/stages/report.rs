@@ -61,6 +61,7 @@ pub fn write_filter(out: &Path, cfg: &Config, pipeline_file: Option<&Path>, r: &
             "by_source": r.by_source,
             "quirks": r.quirks,
             "charsets": r.charsets,
+            "by_format": r.by_format,
         },
     });
     save(out, "report.json", &report)?;
