@@ -230,11 +230,13 @@ pub fn run_part(
         Ok(())
     };
 
+    // The dump index's share of the memory budget (docs/performance.md, "Memory").
+    let limits = input::Limits { dump_index_bytes: cfg.memory().dump_index as u64, ..cfg.limits.clone() };
     let mut ordinal = 0u64;
     for (si, source) in sources.iter().enumerate() {
         let mut err: Option<anyhow::Error> = None;
         let paths: Vec<PathBuf> = vec![source.path.clone()];
-        input::walk_part(&paths, &cfg.limits, &mut ordinal, select.clone(), |item| {
+        input::walk_part(&paths, &limits, &mut ordinal, select.clone(), |item| {
             if err.is_some() {
                 return;
             }
@@ -393,6 +395,10 @@ fn process(item: &Item, source: &Source, filter: &Filter, limits: sgf::ParseLimi
         Item::FileRead { .. } => Vec::new(),
         Item::Skipped { .. } => vec![Outcome::Skipped],
         Item::Unreadable { loc, error } => vec![reject(loc, None, None, (Reject::UnreadableFile, error.clone(), None))],
+        Item::Refused { loc, reason, error } => {
+            let reason = Reject::from_name(reason).expect("invariant: the walker names a filter reason");
+            vec![reject(loc, None, None, (reason, error.clone(), None))]
+        }
         Item::Sgf { loc, bytes } | Item::SgfLine { loc, bytes, .. } | Item::SgfPart { loc, bytes, .. } => {
             // A part of a large collection: its games' indices and offsets in the whole file.
             let (first, base) = match item {
@@ -409,10 +415,16 @@ fn process(item: &Item, source: &Source, filter: &Filter, limits: sgf::ParseLimi
                 },
                 _ => loc.clone(),
             };
+            // A dump line's quirks (its join with the index) join the reader's.
+            let joined: &[&'static str] = match item {
+                Item::SgfLine { quirks, .. } => quirks,
+                _ => &[],
+            };
             let file = sgf::read_games_with(bytes, limits);
             let charset = file.charset;
             let keep_or_reject = |g: sgf::GameRecord| {
-                let quirks = g.quirks.names();
+                let mut quirks = g.quirks.names();
+                quirks.extend_from_slice(joined);
                 let mut row = GameRow::from_record(&g, &source.name, &loc.file, loc.member.as_deref(), &quirks);
                 (row.game_index, row.byte_offset) = (row.game_index + first, row.byte_offset + base);
                 let at = (Some(row.game_index), Some(row.byte_offset));
