@@ -1,11 +1,12 @@
-//! The archive walker never panics on bytes named as any archive kind.
+//! The archive walker never panics on bytes named as any archive kind (also `.7z`, the first
+//! volume of a multi-volume 7z, and an extension-less name, read by content as a dump).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let dir = std::env::temp_dir().join(format!("kibo-fuzz-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&dir);
-    let names = ["x.zip", "x.tar", "x.tar.gz", "x.tar.bz2", "x.gz", "x.sgfs"];
+    let names = ["x.zip", "x.tar", "x.tar.gz", "x.tar.bz2", "x.gz", "x.sgfs", "x.7z", "x.7z.001", "2016-12"];
     let name = names[data.first().copied().unwrap_or(0) as usize % names.len()];
     let p = dir.join(name);
     if std::fs::write(&p, data).is_ok() {

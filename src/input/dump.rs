@@ -410,6 +410,12 @@ mod tests {
         assert_eq!(scope_dir(Path::new("/d/TYGEM/index/Kifu2016.zip")), Path::new("/d/TYGEM"));
         assert_eq!(scope_dir(Path::new("/d/Tom/Kifu.index")), Path::new("/d/Tom"));
         let e = parse_index_line("5\t2008.08.01 10:00\tw\tb\t7.5\tW+2.5\t180\t10m").unwrap().remove(0).1;
+        // docs/reading.md's figure: under 300 bytes for a record of ordinary length.
+        let long = parse_index_line(&format!(
+            "12345678\tC2016.12.31 23:59\t{0}\t{0}\t0\t{0}\t{0}\t2\tB+Resign\t211\t30/3 5m",
+            "n".repeat(12)
+        ));
+        assert!(long.unwrap()[0].1.bytes("12345678") < 300);
         let mut ix = DumpIndex::new(e.bytes("5") * 2);
         let y16 = ix.scope("/d/TYGEM".into(), Some(2016));
         let top = ix.scope("/d".into(), None);
