@@ -142,13 +142,15 @@ bench-scale: build
 ## Time-boxed fuzzing of the SGF reader, the archive reader and replay (cargo-fuzz,
 ## libFuzzer; RUSTC_BOOTSTRAP lets the stable toolchain accept the -Z flags).
 ## FUZZ_SECONDS per target (default 60); the SGF corpus is seeded from ../shared/data/edge.
+## FUZZ_TARGETS="dump_reader archive_reader" runs only those (default: all).
 FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= sgf_reader archive_reader replay dump_reader
 fuzz:
 	command -v cargo-fuzz >/dev/null || $(CARGO) install cargo-fuzz
-	mkdir -p out fuzz/corpus/sgf_reader fuzz/corpus/archive_reader fuzz/corpus/replay
+	mkdir -p out $(foreach t,$(FUZZ_TARGETS),fuzz/corpus/$(t)) fuzz/corpus/sgf_reader
 	if [ -d $(SHARED)/edge ]; then find $(SHARED)/edge -name '*.sgf' -size -64k -exec cp {} fuzz/corpus/sgf_reader/ \; ; fi
 	cp data/kombilo/*.sgf fuzz/corpus/sgf_reader/
-	cd fuzz && for t in sgf_reader archive_reader replay; do \
+	cd fuzz && for t in $(FUZZ_TARGETS); do \
 	  RUSTC_BOOTSTRAP=1 cargo fuzz run -s none -O $$t corpus/$$t -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 > ../out/fuzz-$$t.log 2>&1 \
 	    || { tail -40 ../out/fuzz-$$t.log; echo "fuzz: $$t FAILED (log: out/fuzz-$$t.log; crash inputs in fuzz/artifacts/$$t)"; exit 1; }; \
 	  echo "fuzz: $$t: $$(grep -o 'Done [0-9]* runs in [0-9]* second(s)' ../out/fuzz-$$t.log), no crash"; \
