@@ -142,13 +142,14 @@ bench-scale: build
 ## Time-boxed fuzzing of the SGF reader, the archive reader and replay (cargo-fuzz,
 ## libFuzzer; RUSTC_BOOTSTRAP lets the stable toolchain accept the -Z flags).
 ## FUZZ_SECONDS per target (default 60); the SGF corpus is seeded from ../shared/data/edge.
-## FUZZ_TARGETS picks the targets (default the three above; `record_reader`, the GIB/NGF/UGF
-## readers and the SGF writer, is seeded from ../shared/data/formats).
+## FUZZ_TARGETS picks the targets (default: all five; `record_reader`, the GIB/NGF/UGF
+## readers and the SGF writer, is seeded from ../shared/data/formats; `dump_reader`, the
+## one-line dumps and their index).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= sgf_reader archive_reader replay
+FUZZ_TARGETS ?= sgf_reader archive_reader replay record_reader dump_reader
 fuzz:
 	command -v cargo-fuzz >/dev/null || $(CARGO) install cargo-fuzz
-	mkdir -p out fuzz/corpus/sgf_reader fuzz/corpus/archive_reader fuzz/corpus/replay fuzz/corpus/record_reader
+	mkdir -p out $(foreach t,$(FUZZ_TARGETS),fuzz/corpus/$(t)) fuzz/corpus/sgf_reader fuzz/corpus/record_reader
 	if [ -d $(SHARED)/edge ]; then find $(SHARED)/edge -name '*.sgf' -size -64k -exec cp {} fuzz/corpus/sgf_reader/ \; ; fi
 	cp data/kombilo/*.sgf fuzz/corpus/sgf_reader/
 	if [ -d $(SHARED)/formats ]; then i=0; for f in $$(find $(SHARED)/formats -type f \( -iname '*.gib*' -o -iname '*.ngf' -o -iname '*.ug[fi]' \)); do \

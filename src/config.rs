@@ -387,6 +387,8 @@ pub struct MemoryBudget {
     pub dedup_index: usize,
     /// The duplicate-game index (16-byte id and row per game), bytes.
     pub duplicate_games: usize,
+    /// The filter's index of the one-line dumps (id → players, result, date), bytes.
+    pub dump_index: usize,
 }
 
 /// How `memory_mb = "auto"` is derived (report.json → `split.memory.budget.auto.rule`).
@@ -472,7 +474,8 @@ fn gib(bytes: u64) -> f64 {
 
 impl Config {
     /// The memory budget and its shares: half of it for the dedup index (or
-    /// `split.dedup_memory_mb` when set), an eighth for the duplicate-game index; the rest
+    /// `split.dedup_memory_mb` when set), an eighth for the duplicate-game index (split), an eighth for
+    /// the dump index (filter: the two never run at once); the rest
     /// is the working set that does not grow with the corpus (chunks of games being
     /// replayed, Parquet row groups being written).
     pub fn memory(&self) -> MemoryBudget {
@@ -484,7 +487,14 @@ impl Config {
             MemoryMb::Mib(m) => (None, m << 20),
         };
         let dedup_index = self.split.dedup_memory_mb.map_or(total / 2, |m| m << 20);
-        MemoryBudget { memory_mb: self.pipeline.memory_mb, auto, total, dedup_index, duplicate_games: total / 8 }
+        MemoryBudget {
+            memory_mb: self.pipeline.memory_mb,
+            auto,
+            total,
+            dedup_index,
+            duplicate_games: total / 8,
+            dump_index: total / 8,
+        }
     }
 
     /// Where spill files go: `pipeline.tmp_dir`, else `out`.

@@ -2,6 +2,7 @@
 mod util;
 
 mod dedup;
+mod dumps;
 mod filter;
 mod formats;
 mod house;

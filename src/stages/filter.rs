@@ -272,11 +272,13 @@ pub fn run_part(
         Ok(())
     };
 
+    // The dump index's share of the memory budget (docs/performance.md, "Memory").
+    let limits = input::Limits { dump_index_bytes: cfg.memory().dump_index as u64, ..cfg.limits.clone() };
     let mut ordinal = 0u64;
     for (si, source) in sources.iter().enumerate() {
         let mut err: Option<anyhow::Error> = None;
         let paths: Vec<PathBuf> = vec![source.path.clone()];
-        input::walk_part(&paths, &cfg.limits, &mut ordinal, select.clone(), |item| {
+        input::walk_part(&paths, &limits, &mut ordinal, select.clone(), |item| {
             if err.is_some() {
                 return;
             }
@@ -444,6 +446,12 @@ fn process(
         Item::Unreadable { loc, error } => {
             (None, vec![reject(loc, None, None, (Reject::UnreadableFile, error.clone(), None))])
         }
+        Item::Refused { loc, reason, error } => {
+            // The walker names a filter-stage reason; an unknown name (a bug) is still a
+            // reject of this file, never a panic.
+            let reason = Reject::from_name(reason).unwrap_or(Reject::UnreadableFile);
+            (None, vec![reject(loc, None, None, (reason, error.clone(), None))])
+        }
         Item::Sgf { loc, bytes } | Item::SgfLine { loc, bytes, .. } | Item::SgfPart { loc, bytes, .. } => {
             // A part of a large collection: its games' indices and offsets in the whole file.
             let (first, base) = match item {
@@ -460,6 +468,12 @@ fn process(
                 },
                 _ => loc.clone(),
             };
+            // A dump line's quirks (its join with the index) join the reader's. A dump
+            // line is the SGF document its reader made of it: format `sgf`.
+            let joined: &[&'static str] = match item {
+                Item::SgfLine { quirks, .. } => quirks,
+                _ => &[],
+            };
             let name = loc.member.as_deref().unwrap_or(&loc.file);
             let file = formats::read_document(name, bytes, limits);
             let charset = file.charset;
@@ -469,7 +483,8 @@ fn process(
                 .find_map(|g| g.as_ref().ok())
                 .map_or_else(|| formats::Format::of_name(name).as_str(), |g| g.format);
             let keep_or_reject = |g: sgf::GameRecord| {
-                let quirks = g.quirks.names();
+                let mut quirks = g.quirks.names();
+                quirks.extend_from_slice(joined);
                 let mut row = GameRow::from_record(&g, &source.name, &loc.file, loc.member.as_deref(), &quirks);
                 (row.game_index, row.byte_offset) = (row.game_index + first, row.byte_offset + base);
                 let at = (Some(row.game_index), Some(row.byte_offset));

@@ -26,6 +26,11 @@ A damaged archive (truncated `.tar.gz`, bad zip entry) keeps every member read b
 the damage and reports the rest as one [`Item::Unreadable`].
 */
 
+pub mod dump;
+pub mod sevenz;
+mod walk_7z;
+mod walk_dump;
+
 use std::io::{BufRead, Cursor, Read};
 use std::path::{Path, PathBuf};
 
@@ -47,6 +52,10 @@ pub struct Limits {
     pub max_nodes: u32,
     /// Deepest nesting of variations in one game tree; deeper is a `too_large` reject.
     pub max_variation_depth: u32,
+    /// Most bytes the index of the one-line dumps may hold (set from the dump index's
+    /// share of `pipeline.memory_mb`, `Config::memory`; not a pipeline key).
+    #[serde(skip)]
+    pub dump_index_bytes: u64,
 }
 
 impl Default for Limits {
@@ -61,6 +70,7 @@ impl Default for Limits {
             max_ratio: 1000,
             max_nodes: p.max_nodes,
             max_variation_depth: p.max_depth,
+            dump_index_bytes: 64 << 20,
         }
     }
 }
@@ -100,12 +110,17 @@ pub enum Item {
     /// trees, read as a stream. `first_game` is the index of its first tree in the whole
     /// document and `base_offset` the byte offset of the part in it.
     SgfPart { loc: Location, bytes: Vec<u8>, first_game: u32, base_offset: u64 },
-    /// One line of a `.sgfs` file: one game. `line` is 1-based.
-    SgfLine { loc: Location, line: u32, bytes: Vec<u8> },
+    /// One line of a `.sgfs` file: one game. `line` is 1-based. A line of a one-line
+    /// dump comes as the SGF document it makes with its index entry, and `quirks` say
+    /// what the join assumed or found ([`dump::to_sgf`]); empty for `.sgfs`.
+    SgfLine { loc: Location, line: u32, bytes: Vec<u8>, quirks: Vec<&'static str> },
     /// A file that is not SGF and not an archive: skipped and counted.
     Skipped { loc: Location },
     /// A file or member that could not be read, or the damaged rest of an archive.
     Unreadable { loc: Location, error: String },
+    /// Something read but left out for a reason of its own (`reason`: a reject reason's
+    /// name, such as `bad_dump_line`).
+    Refused { loc: Location, reason: &'static str, error: String },
     /// A file on disk was read (for the manifest): its size and blake3.
     FileRead { path: String, bytes: u64, blake3: String },
 }
@@ -121,6 +136,13 @@ enum Kind {
     TarBz2,
     Gz,
     Bz2,
+    /// `.7z`, or the first volume of a multi-volume one (`.7z.001`).
+    SevenZ,
+    /// A later volume (`.7z.002`, …): read with the first one.
+    SevenZVolume,
+    /// A dump index (`*.index`): read before the walk ([`walk_dump`]).
+    Index,
+    /// Anything else: skipped, unless its content is a one-line dump.
     Other,
 }
 
@@ -143,6 +165,12 @@ fn kind_of(name: &str) -> Kind {
         Kind::Gz
     } else if n.ends_with(".bz2") {
         Kind::Bz2
+    } else if n.ends_with(".7z") || sevenz::volume_number(&n) == Some(1) {
+        Kind::SevenZ
+    } else if sevenz::volume_number(&n).is_some() {
+        Kind::SevenZVolume
+    } else if n.ends_with(".index") {
+        Kind::Index
     } else {
         Kind::Other
     }
@@ -324,6 +352,11 @@ pub struct Walker<'a, F: FnMut(Item)> {
     ordinal: u64,
     /// Only the entries whose ordinal is in this range are read (a part of the corpus).
     select: Option<std::ops::Range<u64>>,
+    /// The dump indexes of the input tree, read before the walk ([`walk_dump`]).
+    index: dump::DumpIndex,
+    /// What the index pass found wrong in an index file, handed on when the walk
+    /// reaches that file.
+    notes: Vec<(PathBuf, Item)>,
 }
 
 /// Walks every input path (files or folders) in order and calls `sink` for each item.
@@ -353,8 +386,11 @@ pub fn walk_part<F: FnMut(Item)>(
         file_bytes: 0,
         ordinal: *ordinal,
         select,
+        index: dump::DumpIndex::default(),
+        notes: Vec::new(),
     };
     for input in inputs {
+        w.build_index(std::slice::from_ref(input));
         w.walk_path(input);
     }
     *ordinal = w.ordinal;
@@ -390,6 +426,7 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
             match entry {
                 Ok(e) => {
                     self.read_file(e.path());
+                    self.index_notes(e.path());
                 }
                 Err(err) => {
                     let path = err.path().unwrap_or(input).to_path_buf();
@@ -410,9 +447,12 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
         let loc = file_loc(path);
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let kind = kind_of(&name);
-        if kind == Kind::Other {
-            (self.sink)(Item::Skipped { loc });
-            return;
+        match kind {
+            Kind::Other => return self.other_file(path, loc),
+            Kind::Index => return self.index_file(path, loc),
+            Kind::SevenZ => return self.sevenz_file(path, loc, &name),
+            Kind::SevenZVolume => return self.sevenz_volume(path, loc, &name),
+            _ => {}
         }
         if kind == Kind::Sgfs {
             self.stream_sgfs_file(path, loc);
@@ -505,11 +545,7 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
             Ok(f) => f,
             Err(e) => return (self.sink)(Item::Unreadable { loc, error: e.to_string() }),
         };
-        self.archive_bytes = 0;
-        self.file_bytes = on_disk;
-        let by_ratio = self.limits.max_ratio.saturating_mul(on_disk).max(1 << 20);
-        self.archive_budget = self.limits.max_archive_bytes.min(by_ratio);
-        self.budget_by_ratio = by_ratio < self.limits.max_archive_bytes;
+        self.set_budget(on_disk);
         let file = loc.file.clone();
         // The file's size and blake3, hashed as it is read (zip: a second sequential read).
         let hash_rest = |h: &mut Hashing<_>| std::io::copy(h, &mut std::io::sink()).map(|_| ());
@@ -532,6 +568,24 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
         }
     }
 
+    /// Reads a stream to its end for its size and checksum alone (a file read elsewhere:
+    /// a dump index, a later volume of a 7z).
+    fn read_through(&mut self, _: &Location, r: &mut dyn Read, _: bool) -> Streamed {
+        match std::io::copy(r, &mut std::io::sink()) {
+            Ok(_) => Streamed::Whole,
+            Err(_) => Streamed::Damaged,
+        }
+    }
+
+    /// Starts the decompression budget of a top-level file of `on_disk` bytes.
+    fn set_budget(&mut self, on_disk: u64) {
+        self.archive_bytes = 0;
+        self.file_bytes = on_disk;
+        let by_ratio = self.limits.max_ratio.saturating_mul(on_disk).max(1 << 20);
+        self.archive_budget = self.limits.max_archive_bytes.min(by_ratio);
+        self.budget_by_ratio = by_ratio < self.limits.max_archive_bytes;
+    }
+
     /// Hands every non-blank line of a `.sgfs` stream to the sink as an [`Item::SgfLine`].
     /// A line longer than `max_member_bytes` is one `Unreadable` item and the next lines
     /// are still read. With `in_archive`, the bytes count against the archive's budget
@@ -539,6 +593,17 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
     /// corrupt stream) keeps every complete line before it and reports the rest as one
     /// `Unreadable` item.
     fn stream_sgfs(&mut self, loc: &Location, r: &mut dyn Read, in_archive: bool) -> Streamed {
+        self.stream_lines(loc, r, in_archive, false)
+    }
+
+    /// [`Walker::stream_sgfs`] for a one-line dump: each line goes through
+    /// [`Walker::dump_line`] (joined to its index entry).
+    fn stream_dump(&mut self, loc: &Location, r: &mut dyn Read, in_archive: bool) -> Streamed {
+        self.stream_lines(loc, r, in_archive, true)
+    }
+
+    /// The lines of a `.sgfs` stream, or of a dump (`dump`).
+    fn stream_lines(&mut self, loc: &Location, r: &mut dyn Read, in_archive: bool, dump: bool) -> Streamed {
         let mut r = std::io::BufReader::with_capacity(1 << 16, r);
         let cap = self.limits.max_member_bytes;
         let mut buf = Vec::new();
@@ -569,7 +634,10 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
                     (self.sink)(Item::Unreadable { loc: line_loc(loc, line), error });
                 }
                 Line::Full if buf.iter().all(|b| b.is_ascii_whitespace()) => {}
-                Line::Full => (self.sink)(Item::SgfLine { loc: loc.clone(), line, bytes: buf.clone() }),
+                Line::Full if dump => self.dump_line(loc, line, &buf),
+                Line::Full => {
+                    (self.sink)(Item::SgfLine { loc: loc.clone(), line, bytes: buf.clone(), quirks: Vec::new() })
+                }
             }
         }
     }
@@ -677,7 +745,8 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
     /// Handles the content of a file or member according to its name.
     fn dispatch(&mut self, loc: Location, name: &str, bytes: Vec<u8>, depth: u32) {
         let kind = kind_of(name);
-        if depth > self.limits.max_nesting && kind != Kind::Sgf && kind != Kind::Sgfs && kind != Kind::Other {
+        let nests = !matches!(kind, Kind::Sgf | Kind::Sgfs | Kind::Other | Kind::Index | Kind::SevenZVolume);
+        if depth > self.limits.max_nesting && nests {
             (self.sink)(Item::Unreadable {
                 loc,
                 error: format!("archive nested deeper than {} levels", self.limits.max_nesting),
@@ -691,10 +760,18 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
                     if line.iter().all(|b| b.is_ascii_whitespace()) {
                         continue;
                     }
-                    (self.sink)(Item::SgfLine { loc: loc.clone(), line: i as u32 + 1, bytes: line.to_vec() });
+                    (self.sink)(Item::SgfLine {
+                        loc: loc.clone(),
+                        line: i as u32 + 1,
+                        bytes: line.to_vec(),
+                        quirks: Vec::new(),
+                    });
                 }
             }
-            Kind::Other => (self.sink)(Item::Skipped { loc }),
+            Kind::Other => self.other_bytes(loc, bytes),
+            Kind::Index => {}
+            Kind::SevenZVolume => (self.sink)(Item::Skipped { loc }),
+            Kind::SevenZ => self.read_7z(loc, Cursor::new(bytes), depth),
             Kind::Zip => self.read_zip(loc, Cursor::new(bytes), depth),
             Kind::Tar | Kind::TarGz | Kind::TarBz2 | Kind::Gz | Kind::Bz2 => {
                 self.read_stream(loc, name, kind, &mut Cursor::new(bytes), depth)
@@ -718,10 +795,25 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
                 };
                 let limit = self.member_limit();
                 let base = inner.rsplit('/').next().unwrap_or(&inner).to_string();
-                if kind_of(&inner) == Kind::Sgfs {
-                    let _ = self.stream_sgfs(&nest(&loc, &base), &mut r, true);
-                    return;
+                match kind_of(&inner) {
+                    Kind::Sgfs => {
+                        let _ = self.stream_sgfs(&nest(&loc, &base), &mut r, true);
+                        return;
+                    }
+                    Kind::Index => return,
+                    _ => {}
                 }
+                // Content of no known kind: a dump is streamed; anything else is read
+                // as before (capped; then skipped).
+                let mut head = Vec::new();
+                if kind_of(&inner) == Kind::Other {
+                    let _ = (&mut r).take(4096).read_to_end(&mut head);
+                    if dump::looks_like_dump(&head) {
+                        let _ = self.stream_dump(&nest(&loc, &base), &mut Cursor::new(head).chain(r), true);
+                        return;
+                    }
+                }
+                let mut r = Cursor::new(head).chain(r);
                 match self.read_member(&nest(&loc, &base), &inner, &mut r, limit, 0) {
                     Member::Bytes(data) => {
                         self.archive_bytes += data.len() as u64;
@@ -781,14 +873,17 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
                         .name()
                         .map(|n| n.into_owned())
                         .unwrap_or_else(|_| String::from_utf8_lossy(f.name_raw()).into_owned());
-                    if kind_of(&name) == Kind::Other {
-                        (self.sink)(Item::Skipped { loc: nest(&loc, &name) });
-                        continue;
-                    }
-                    if kind_of(&name) == Kind::Sgfs {
-                        let mloc = nest(&loc, &name);
-                        let _ = self.stream_sgfs(&mloc, &mut f, true);
-                        continue;
+                    match kind_of(&name) {
+                        Kind::Other => {
+                            let _ = self.other_member(&nest(&loc, &name), &mut f);
+                            continue;
+                        }
+                        Kind::Index => continue,
+                        Kind::Sgfs => {
+                            let _ = self.stream_sgfs(&nest(&loc, &name), &mut f, true);
+                            continue;
+                        }
+                        _ => {}
                     }
                     let hint = f.size();
                     let m = self.read_member(&nest(&loc, &name), &name, &mut f, limit, hint);
@@ -843,14 +938,18 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
                 continue;
             }
             let name = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
-            if kind_of(&name) == Kind::Other {
-                (self.sink)(Item::Skipped { loc: nest(&loc, &name) });
+            if kind_of(&name) == Kind::Index {
                 last_ok = Some(name);
                 continue;
             }
-            if kind_of(&name) == Kind::Sgfs {
+            if matches!(kind_of(&name), Kind::Sgfs | Kind::Other) {
                 let mloc = nest(&loc, &name);
-                if self.stream_sgfs(&mloc, &mut entry, true) == Streamed::Damaged {
+                let streamed = if kind_of(&name) == Kind::Sgfs {
+                    self.stream_sgfs(&mloc, &mut entry, true)
+                } else {
+                    self.other_member(&mloc, &mut entry)
+                };
+                if streamed == Streamed::Damaged {
                     (self.sink)(Item::Unreadable {
                         loc: loc.clone(),
                         error: format!("damaged archive in member {name}; later members are lost"),
@@ -1162,6 +1261,7 @@ mod tests {
                 Item::SgfLine { line, bytes, .. } => sgf.push((format!("line{line}"), bytes.clone())),
                 Item::Skipped { .. } => skipped += 1,
                 Item::Unreadable { loc, error } => panic!("unreadable {loc:?}: {error}"),
+                Item::Refused { loc, error, .. } => panic!("refused {loc:?}: {error}"),
                 Item::FileRead { .. } => {}
                 Item::SgfPart { .. } => panic!("no part of a small file"),
             }
@@ -1315,5 +1415,266 @@ mod tests {
         let items = collect(&[dir.path().to_path_buf()], &Limits::default());
         assert_eq!(items.iter().filter(|i| matches!(i, Item::Sgf { .. })).count(), 1);
         assert!(items.iter().any(|i| matches!(i, Item::Unreadable { error, .. } if error.contains("loop"))));
+    }
+
+    /// `n` moves that never capture: columns along rows 0, 2, 4, … (one row apart).
+    pub(super) fn dump_moves(n: usize) -> String {
+        (0..n)
+            .map(|k| {
+                let (x, y) = ((b'a' + (k % 19) as u8) as char, (b'a' + 2 * (k / 19) as u8) as char);
+                format!(";{}[{x}{y}]", if k % 2 == 0 { "B" } else { "W" })
+            })
+            .collect()
+    }
+
+    fn zip_bytes(files: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut zbuf = Cursor::new(Vec::new());
+        let mut z = zip::ZipWriter::new(&mut zbuf);
+        let o = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+        for (name, data) in files {
+            z.start_file(*name, o).unwrap();
+            z.write_all(data).unwrap();
+        }
+        z.finish().unwrap();
+        zbuf.into_inner()
+    }
+
+    /// Each line's number, quirks and game read back, and the other items as text.
+    type DumpGame = (u32, Vec<&'static str>, crate::sgf::GameRecord);
+
+    fn dump_games(items: &[Item]) -> (Vec<DumpGame>, Vec<String>) {
+        let mut games = Vec::new();
+        let mut rest = Vec::new();
+        for i in items {
+            match i {
+                Item::SgfLine { line, bytes, quirks, .. } => {
+                    let g = crate::sgf::read_games(bytes).games.remove(0).expect("a game");
+                    games.push((*line, quirks.clone(), g));
+                }
+                Item::Refused { loc, reason, error } => rest.push(format!("{reason} {}: {error}", loc.display())),
+                Item::Unreadable { loc, error } => rest.push(format!("unreadable {}: {error}", loc.display())),
+                Item::FileRead { .. } => {}
+                other => rest.push(format!("{other:?}")),
+            }
+        }
+        (games, rest)
+    }
+
+    /// A Tygem index record (11 fields).
+    fn tygem(id: u32, white: &str, black: &str, result: &str, moves: usize) -> String {
+        format!(
+            "{id}\tC2016.12.0{} 10:00\t{white}\t{white}_id\t0\t{black}\t{black}_id\t2\t{result}\t{moves}\t30/3 5m",
+            id % 9 + 1
+        )
+    }
+
+    #[test]
+    fn a_dump_zip_with_its_index_gives_the_index_players_and_results() {
+        let month = format!(
+            "1001\t{}\n1002\t{}\r\n1003\t{}\nnot a dump line\n1004\t{};W[]\n",
+            dump_moves(30),
+            dump_moves(40),
+            dump_moves(20),
+            dump_moves(25)
+        );
+        // 1001 and 1004 on one index line (the newline between them lost); 1002's count
+        // is wrong (35 for 40 moves); 1003 has no entry; 1004's count leaves out its pass.
+        let index = format!(
+            "{}{}\n{}\n",
+            tygem(1001, "Kim", "Lee", "B+Resign", 30),
+            tygem(1004, "박", "Choi", "W+Time", 25),
+            tygem(1002, "Wang", "Sato", "W+0.5", 35)
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("2016-12.zip");
+        std::fs::write(&p, zip_bytes(&[("2016-12", month.as_bytes()), ("Kifu2016.index", index.as_bytes())])).unwrap();
+        let (games, rest) = dump_games(&collect(&[p], &Limits::default()));
+        type Seen<'a> = (u32, Option<&'a str>, Option<&'a str>, Option<&'a str>, Vec<&'a str>);
+        let seen: Vec<Seen> = games
+            .iter()
+            .map(|(l, q, g)| (*l, g.black.as_deref(), g.white.as_deref(), g.result.raw.as_deref(), q.clone()))
+            .collect();
+        assert_eq!(
+            seen,
+            vec![
+                (1, Some("Lee"), Some("Kim"), Some("B+Resign"), vec!["dump_komi_assumed"]),
+                (2, Some("Sato"), Some("Wang"), Some("W+0.5"), vec!["dump_komi_assumed", "dump_move_count_differs"]),
+                (3, None, None, None, vec!["dump_no_index_entry"]),
+                (5, Some("Choi"), Some("박"), Some("W+Time"), vec!["dump_komi_assumed"]),
+            ]
+        );
+        let moves: Vec<usize> = games.iter().map(|g| g.2.moves.len()).collect();
+        assert_eq!(moves, [30, 40, 20, 26], "every line keeps its moves");
+        assert_eq!(games[0].2.date_iso.as_deref(), Some("2016-12-03"));
+        assert_eq!(games[1].2.komi, Some(6.5));
+        assert_eq!(rest.len(), 1, "{rest:?}");
+        assert!(rest[0].starts_with("bad_dump_line") && rest[0].contains("2016-12#L4"), "{rest:?}");
+    }
+
+    #[test]
+    fn yearly_and_top_level_indexes_serve_their_months_only() {
+        let dir = tempfile::tempdir().unwrap();
+        // Tygem: index/Kifu2016.index.tar.gz beside Kifu/; the same id in 2015 is not served.
+        let ty = dir.path().join("TYGEM");
+        std::fs::create_dir_all(ty.join("Kifu")).unwrap();
+        std::fs::create_dir_all(ty.join("index")).unwrap();
+        let idx = tygem(7, "w7", "b7", "B+3.5", 10);
+        std::fs::write(ty.join("index/Kifu2016.index.tar.gz"), gz(&tar_bytes(&[("Kifu2016.index", idx.as_bytes())])))
+            .unwrap();
+        let line = format!("7\t{}\n", dump_moves(10));
+        std::fs::write(ty.join("Kifu/2016-12.zip"), zip_bytes(&[("2016-12", line.as_bytes())])).unwrap();
+        std::fs::write(ty.join("Kifu/2015-01.zip"), zip_bytes(&[("2015-01", line.as_bytes())])).unwrap();
+        // Tom: Kifu.index at the top of the tree, the months in kifu/, uncompressed; komi from the index.
+        let tom = dir.path().join("Tom");
+        std::fs::create_dir_all(tom.join("kifu")).unwrap();
+        std::fs::write(tom.join("Kifu.index"), "8\t2008.08.01 10:00\tw8\tb8\t7.5\tW+1.5\t12\t10m\n").unwrap();
+        std::fs::write(tom.join("kifu/2008-08"), format!("8\t{}\n", dump_moves(12))).unwrap();
+        let (games, rest) = dump_games(&collect(&[dir.path().to_path_buf()], &Limits::default()));
+        assert!(rest.is_empty(), "{rest:?}");
+        let seen: Vec<(Option<&str>, Option<f32>, Vec<&str>)> =
+            games.iter().map(|(_, q, g)| (g.black.as_deref(), g.komi, q.clone())).collect();
+        assert_eq!(
+            seen,
+            vec![
+                (None, None, vec!["dump_no_index_entry"]),
+                (Some("b7"), Some(6.5), vec!["dump_komi_assumed"]),
+                (Some("b8"), Some(7.5), vec![]),
+            ],
+            "2015-01 not joined (a 2016 index), 2016-12 joined, Tom's komi from its index"
+        );
+        // The same with a budget too small for any entry: the lines keep their moves,
+        // and one reject per index names the budget.
+        let tiny = Limits { dump_index_bytes: 10, ..Limits::default() };
+        let (games, rest) = dump_games(&collect(&[dir.path().to_path_buf()], &tiny));
+        assert!(games.iter().all(|g| g.1 == ["dump_no_index_entry"]), "{games:?}");
+        assert_eq!(games.len(), 3);
+        assert_eq!(rest.len(), 2, "{rest:?}");
+        assert!(rest.iter().all(|r| r.starts_with("dump_index_over_budget") && r.contains("pipeline.memory_mb")));
+    }
+
+    pub(super) fn sevenz_bytes(files: &[(&str, &[u8])], solid: bool) -> Vec<u8> {
+        let mut w = sevenz_rust2::ArchiveWriter::new(Cursor::new(Vec::new())).unwrap();
+        if solid {
+            let entries = files.iter().map(|f| sevenz_rust2::ArchiveEntry::new_file(f.0)).collect();
+            let readers = files.iter().map(|f| sevenz_rust2::SourceReader::new(f.1)).collect();
+            w.push_archive_entries(entries, readers).unwrap();
+        } else {
+            for (name, data) in files {
+                w.push_archive_entry(sevenz_rust2::ArchiveEntry::new_file(name), Some(*data)).unwrap();
+            }
+        }
+        w.finish().unwrap().into_inner()
+    }
+
+    /// The SGF documents of a walk by member name, and the rest.
+    fn documents(items: &[Item]) -> (Vec<(String, Vec<u8>)>, Vec<String>) {
+        let mut docs = Vec::new();
+        let mut rest = Vec::new();
+        for i in items {
+            match i {
+                Item::Sgf { loc, bytes } | Item::SgfPart { loc, bytes, .. } => {
+                    docs.push((loc.member.clone().unwrap_or_else(|| loc.file.clone()), bytes.clone()))
+                }
+                Item::FileRead { .. } => {}
+                Item::Unreadable { loc, error } => rest.push(format!("unreadable {}: {error}", loc.display())),
+                other => rest.push(format!("{other:?}")),
+            }
+        }
+        (docs, rest)
+    }
+
+    #[test]
+    fn a_7z_and_a_two_volume_7z_give_the_folder_s_documents() {
+        let texts: Vec<(String, Vec<u8>)> = (0..12)
+            .map(|i| (format!("g/{i:02}.sgf"), format!("(;GM[1]SZ[19]PB[b{i}]{})", dump_moves(20 + i)).into_bytes()))
+            .collect();
+        let files: Vec<(&str, &[u8])> = texts.iter().map(|(n, d)| (n.as_str(), d.as_slice())).collect();
+        let dir = tempfile::tempdir().unwrap();
+        for solid in [false, true] {
+            let a = sevenz_bytes(&files, solid);
+            std::fs::write(dir.path().join("one.7z"), &a).unwrap();
+            let vols = dir.path().join("vols");
+            std::fs::create_dir_all(&vols).unwrap();
+            std::fs::write(vols.join("two.7z.001"), &a[..a.len() / 2]).unwrap();
+            std::fs::write(vols.join("two.7z.002"), &a[a.len() / 2..]).unwrap();
+            for p in [dir.path().join("one.7z"), vols.clone()] {
+                let items = collect(std::slice::from_ref(&p), &Limits::default());
+                let (docs, rest) = documents(&items);
+                assert!(rest.is_empty(), "{p:?} solid={solid}: {rest:?}");
+                assert_eq!(docs, texts, "{p:?} solid={solid}");
+                let read = items.iter().filter(|i| matches!(i, Item::FileRead { .. })).count();
+                assert_eq!(read, if p == vols { 2 } else { 1 }, "each volume is listed in the manifest");
+            }
+        }
+        // A later volume alone is unreadable, naming the missing first one.
+        std::fs::remove_file(dir.path().join("vols/two.7z.001")).unwrap();
+        let (_, rest) = documents(&collect(&[dir.path().join("vols")], &Limits::default()));
+        assert!(rest.len() == 1 && rest[0].contains("two.7z.001"), "{rest:?}");
+    }
+
+    #[test]
+    fn a_truncated_7z_keeps_the_games_before_the_damage() {
+        // A comment of pseudo-random letters per game, so that the packed data is most of the archive
+        // (and spans several LZMA2 chunks: a cut chunk is lost whole).
+        let noise = |i: u64| {
+            let mut x = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+            (0..1000)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    char::from(b'a' + (x % 26) as u8)
+                })
+                .collect::<String>()
+        };
+        let texts: Vec<(String, Vec<u8>)> = (0..200)
+            .map(|i| {
+                let text = format!("(;GM[1]SZ[19]C[g{i:03} {}]{})\n", noise(i as u64), dump_moves(60 + i % 100));
+                (format!("{i:03}.sgf"), text.into_bytes())
+            })
+            .collect();
+        let files: Vec<(&str, &[u8])> = texts.iter().map(|(n, d)| (n.as_str(), d.as_slice())).collect();
+        let dir = tempfile::tempdir().unwrap();
+        for solid in [false, true] {
+            let a = sevenz_bytes(&files, solid);
+            let p = dir.path().join("cut.7z");
+            std::fs::write(&p, &a[..a.len() * 6 / 10]).unwrap();
+            let (docs, rest) = documents(&collect(std::slice::from_ref(&p), &Limits::default()));
+            let joined: Vec<u8> = docs.iter().flat_map(|d| d.1.clone()).collect();
+            let kept = crate::sgf::read_games(&joined).games;
+            assert!(kept.len() >= 20 && kept.len() < 200, "solid={solid}: {} games kept", kept.len());
+            for (k, g) in kept.iter().enumerate() {
+                let g = g.as_ref().expect("whole games only");
+                assert_eq!(g.moves.len(), 60 + k % 100, "solid={solid}: game {k} whole and in order");
+            }
+            assert!(
+                docs.iter().all(|d| d.0.starts_with("#stream")),
+                "{:?}",
+                docs.iter().map(|d| &d.0).collect::<Vec<_>>()
+            );
+            let last = rest.last().expect("one item names the file for the rest");
+            assert!(last.contains("cut.7z") && last.contains("directory is lost"), "{rest:?}");
+        }
+        // Bytes that are not a 7z at all: one unreadable item, nothing else.
+        std::fs::write(dir.path().join("junk.7z"), b"not a 7z").unwrap();
+        let (docs, rest) = documents(&collect(&[dir.path().join("junk.7z")], &Limits::default()));
+        assert!(docs.is_empty() && rest.len() == 1 && rest[0].contains("not a readable 7z"), "{rest:?}");
+    }
+
+    #[test]
+    fn a_7z_bomb_is_stopped_by_the_ratio_guard() {
+        let zeros = vec![b'('; 24 << 20];
+        let a = sevenz_bytes(&[("z.sgf", &zeros)], false);
+        assert!(a.len() < 100_000, "{}", a.len());
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("bomb.7z");
+        std::fs::write(&p, &a).unwrap();
+        let strict = Limits { max_ratio: 50, ..Limits::default() };
+        let (docs, rest) = documents(&collect(std::slice::from_ref(&p), &strict));
+        assert!(docs.is_empty(), "{} docs", docs.len());
+        assert!(rest.iter().any(|r| r.contains("limits.max_ratio")), "{rest:?}");
+        let small = Limits { max_member_bytes: 1 << 20, ..Limits::default() };
+        let (docs, rest) = documents(&collect(&[p], &small));
+        assert!(docs.is_empty() && rest.iter().any(|r| r.contains("max_member_bytes")), "{rest:?}");
     }
 }
