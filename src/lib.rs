@@ -22,6 +22,10 @@ pub mod config;
 pub mod coord;
 pub mod dedup;
 pub mod engine;
+/// Network input feature sets (temporary inline module until the registry lands).
+pub mod features {
+    pub mod katago;
+}
 pub mod game;
 pub mod input;
 pub mod progress;
