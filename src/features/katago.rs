@@ -419,3 +419,4 @@ fn komi_wave(komi: f32, (cols, rows): (usize, usize)) -> f32 {
         delta - 2.0
     }
 }
+

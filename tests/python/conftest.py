@@ -68,3 +68,24 @@ def sample_filtered(kibo, tmp_path_factory):
     subprocess.run([kibo, "run", "--input", "data/kombilo", "--pipeline", str(p), "--out", str(out), "-q"],
                    cwd=ROOT, check=True)
     return out
+
+
+@pytest.fixture(scope="session")
+def dev_out(kibo, tmp_path_factory):
+    """`kibo run` on the dev corpus (pipelines/dev.toml: exact dedup)."""
+    shared_path("dev")
+    out = tmp_path_factory.mktemp("dev") / "out"
+    subprocess.run([kibo, "run", "--pipeline", "pipelines/dev.toml", "--out", str(out), "-q"], cwd=ROOT, check=True)
+    return out
+
+
+KATAGO_SEED = 7
+
+
+@pytest.fixture(scope="session")
+def katago_data(kibo, dev_out, tmp_path_factory):
+    """`kibo export katago` of the dev corpus (the data folder train.py reads)."""
+    to = tmp_path_factory.mktemp("katago") / "data"
+    subprocess.run([kibo, "export", "katago", "--out", str(dev_out), "--to", str(to), "--seed", str(KATAGO_SEED)],
+                   check=True)
+    return to
