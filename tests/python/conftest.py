@@ -89,3 +89,21 @@ def katago_data(kibo, dev_out, tmp_path_factory):
     subprocess.run([kibo, "export", "katago", "--out", str(dev_out), "--to", str(to), "--seed", str(KATAGO_SEED)],
                    check=True)
     return to
+
+
+def pytest_addoption(parser):
+    parser.addoption("--run-train", action="store_true", default=False,
+                     help="also run the tests marked `train` (KataGo's train.py on the export; `make test-train`)")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "train: slow training runs, only with --run-train (make test-train)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--run-train"):
+        return
+    skip = pytest.mark.skip(reason="training run: `make test-train` (pytest --run-train)")
+    for item in items:
+        if "train" in item.keywords:
+            item.add_marker(skip)

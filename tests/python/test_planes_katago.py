@@ -152,7 +152,7 @@ def select_rows(bins, globs, trace, games):
 def test_katago_v7_planes_equal_features_py(katago_data, dev_out):
     Board, feat, GameState = oracle()
     bins, globs, trace = load_npz_rows(katago_data)
-    games = pl.read_parquet(dev_out / "games" / "*.parquet")
+    games = pl.read_parquet(dev_out / "games" / "*.parquet").unique("game_id", keep="first", maintain_order=True)
     rows = select_rows(bins, globs, trace, games)
     by_game = {}
     ids, mns = trace["game_id"].to_list(), trace["move_number"].to_list()

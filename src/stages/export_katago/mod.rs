@@ -75,7 +75,11 @@ fn read_inputs(out: &Path) -> anyhow::Result<(Vec<GameRow>, Vec<Vec<Wanted>>)> {
         games.extend(games_from_batch(&b)?);
         Ok(())
     })?;
-    let index: HashMap<String, usize> = games.iter().enumerate().map(|(i, g)| (g.game_id.to_hex(), i)).collect();
+    // A game filed twice keeps its first copy (the split stage's `duplicate_game` rule).
+    let mut index: HashMap<String, usize> = HashMap::with_capacity(games.len());
+    for (i, g) in games.iter().enumerate() {
+        index.entry(g.game_id.to_hex()).or_insert(i);
+    }
     let mut wanted: Vec<Vec<Wanted>> = vec![Vec::new(); games.len()];
     let cols = ["game_id", "move_number", "split", "move_dist_moves", "move_dist_counts"];
     crate::storage::read_table_columns(out, "samples", Some(&cols), |b| {
