@@ -53,7 +53,8 @@ fn load() -> Vec<Game> {
             docs.push(bytes)
         }
     });
-    let rules = ReplayRules { rules: Rules { multi_stone_suicide: true }, allow_consecutive_moves: true, ..Default::default() };
+    let rules =
+        ReplayRules { rules: Rules { multi_stone_suicide: true }, allow_consecutive_moves: true, ..Default::default() };
     let mut games = Vec::new();
     let mut n = 0;
     for d in &docs {
@@ -150,6 +151,9 @@ fn main() {
     timed(kibo, &["filter", "--pipeline", "pipelines/dev.toml", "--out", o, "-q"]);
     let split = timed(kibo, &["split", "--pipeline", "pipelines/dev.toml", "--out", o, "--threads", "1", "-q"]);
     let export = timed(kibo, &["export", "katago", "--out", o, "--to", d.to_str().unwrap(), "--threads", "1"]);
-    println!("dev corpus, one thread, CPU s: split {split:.1}, export katago {export:.1} (export / split = {:.2})", export / split);
+    println!(
+        "dev corpus, one thread, CPU s: split {split:.1}, export katago {export:.1} (export / split = {:.2})",
+        export / split
+    );
     let _ = std::fs::remove_dir_all(&tmp);
 }

@@ -420,3 +420,95 @@ fn komi_wave(komi: f32, (cols, rows): (usize, usize)) -> f32 {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pt(sgf: &str) -> Point {
+        let b = sgf.as_bytes();
+        Point::new((b[1] - b'a') as usize, (b[0] - b'a') as usize).unwrap()
+    }
+
+    #[test]
+    fn rules_of_ru() {
+        for (ru, name) in [
+            (None, "japanese"),
+            (Some("Japanese"), "japanese"),
+            (Some("Korean"), "korean"),
+            (Some("Chinese"), "chinese"),
+            (Some("Old Chinese"), "chinese"),
+            (Some("AGA"), "aga"),
+            (Some("NZ"), "new-zealand"),
+            (Some("New Zealand"), "new-zealand"),
+            (Some("Tromp-Taylor"), "tromp-taylor"),
+            (Some("whatever"), "japanese"),
+        ] {
+            assert_eq!(KataRules::from_ru(ru).name, name, "{ru:?}");
+        }
+    }
+
+    #[test]
+    fn handicap_count_and_bonus() {
+        assert_eq!(handicap_stones(0, 0, 1), 0);
+        assert_eq!(handicap_stones(1, 0, 0), 0);
+        assert_eq!(handicap_stones(2, 0, 0), 2);
+        assert_eq!(handicap_stones(2, 1, 0), 0);
+        assert_eq!(handicap_stones(0, 0, 3), 3);
+        assert_eq!(KataRules::CHINESE.white_bonus(3), 3.0);
+        assert_eq!(KataRules::AGA.white_bonus(3), 2.0);
+        assert_eq!(KataRules::JAPANESE.white_bonus(3), 0.0);
+    }
+
+    #[test]
+    fn komi_wave_examples() {
+        assert_eq!(komi_wave(7.5, (19, 19)), 0.5);
+        assert_eq!(komi_wave(-7.5, (19, 19)), -0.5);
+        assert_eq!(komi_wave(7.0, (19, 19)), 0.0);
+        assert_eq!(komi_wave(6.5, (19, 19)), -0.5);
+    }
+
+    /// After B at pd (Chinese, komi 7.5), White to move: an asymmetric position in every
+    /// channel the opening sets.
+    #[test]
+    fn opening_row() {
+        let mut b = Board::new();
+        let before = b.clone();
+        b.play(Color::Black, Move::Play(pt("pd")), &Default::default()).unwrap();
+        let recent = [(Color::Black, Move::Play(pt("pd")))];
+        let pos = V7Position {
+            board: &b,
+            prev: [Some(&before), None],
+            to_play: Color::White,
+            recent: &recent,
+            rules: &KataRules::CHINESE,
+            komi: 7.5,
+            placed: [1, 0],
+            handicap: 0,
+        };
+        let mut row = V7Row::default();
+        V7Encoder::new().encode(&pos, &mut row);
+        let p = pt("pd").index() as usize;
+        assert_eq!(p, 3 * 19 + 15);
+        let set_in = |row: &V7Row, ch: usize| (0..NN).filter(|&q| row.get(ch, q)).collect::<Vec<_>>();
+        let set = |ch: usize| set_in(&row, ch);
+        assert_eq!(set(0).len(), NN);
+        assert_eq!(set(1), Vec::<usize>::new());
+        assert_eq!(set(2), vec![p]);
+        assert_eq!(set(9), vec![p]);
+        assert_eq!(set(18), Vec::<usize>::new());
+        // Area rules: every stone, and the whole empty board bordered by black only.
+        assert_eq!(set(19).len(), NN);
+        assert_eq!(row.global[5], 7.5 / 20.0);
+        assert_eq!(row.global[18], 0.5);
+        // Territory rules: chilled komi (one black stone placed) and no area planes.
+        let jp = V7Position { rules: &KataRules::JAPANESE, komi: 6.5, ..pos };
+        V7Encoder::new().encode(&jp, &mut row);
+        assert_eq!(row.global[5], 7.5 / 20.0);
+        assert_eq!(row.global[9], 1.0);
+        assert!(set_in(&row, 19).is_empty() && set_in(&row, 18).is_empty());
+        // Chinese handicap bonus: 2 stones give White 2 more.
+        let ha = V7Position { handicap: 2, ..pos };
+        V7Encoder::new().encode(&ha, &mut row);
+        assert_eq!(row.global[5], 9.5 / 20.0);
+    }
+}

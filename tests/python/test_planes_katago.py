@@ -178,33 +178,47 @@ def test_katago_v7_planes_equal_features_py(katago_data, dev_out):
 
 
 def check_game(Board, feat, GameState, g, wanted, bins, globs, counts):
+    """Replays `g` on KataGo's board, copying a board only where a wanted row needs it
+    (the rows' boards one and two moves back), and checks each wanted row."""
     name = rules_of(g["rules"])
     rules = rules_dict(GameState, name)
     eff_ha = max(g["handicap"], len(g["setup_black"]) if not g["setup_white"] and len(g["setup_black"]) >= 2 else 0)
     komi = g["komi"] if g["komi"] is not None else (0.5 if eff_ha >= 2 else 6.5)
-    gs = GameState(19, rules)
+    board = Board(19)
     for p in g["setup_black"]:
-        gs.board.set_stone(Board.BLACK, gs.board.loc(p % 19, p // 19))
+        board.set_stone(Board.BLACK, board.loc(p % 19, p // 19))
     for p in g["setup_white"]:
-        gs.board.set_stone(Board.WHITE, gs.board.loc(p % 19, p // 19))
-    gs.boards = [gs.board.copy()]
+        board.set_stone(Board.WHITE, board.loc(p % 19, p // 19))
     colors, moves = g["colors"], g["moves"]
+    need = {m - 1 - k for m, _ in wanted for k in (1, 2)}
+    kept = {}
+    played = []
     bad = []
     w = 0
     for i in range(len(moves)):
         while w < len(wanted) and wanted[w][0] == i + 1:
+            boards = [None] * (i + 1)
+            boards[i] = board
+            for k in (1, 2):
+                if i - k >= 0:
+                    boards[i - k] = kept[i - k]
             kbin = unpack(bins[wanted[w][1]])
-            bad += check_row(Board, feat, gs, g, i, name, dict(rules), komi, kbin, globs[wanted[w][1]], counts)
+            bad += check_row(Board, feat, board, boards, played, g, i, name, dict(rules), komi, kbin,
+                             globs[wanted[w][1]], counts)
             w += 1
         if w == len(wanted):
             break
+        if i in need:
+            kept[i] = board.copy()
         pla = Board.BLACK if colors[i] == "B" else Board.WHITE
         p = moves[i]
-        gs.play(pla, Board.PASS_LOC if p == 361 else gs.board.loc(p % 19, p // 19))
+        loc = Board.PASS_LOC if p == 361 else board.loc(p % 19, p // 19)
+        board.play(pla, loc)
+        played.append((pla, loc))
     return bad
 
 
-def check_row(Board, feat, gs, g, i, name, rules, komi, kbin, kglob, counts):
+def check_row(Board, feat, board, all_boards, played, g, i, name, rules, komi, kbin, kglob, counts):
     colors, moves = g["colors"], g["moves"]
     pla = Board.BLACK if colors[i] == "B" else Board.WHITE
     opp = Board.get_opp(pla)
@@ -217,14 +231,13 @@ def check_row(Board, feat, gs, g, i, name, rules, komi, kbin, kglob, counts):
     chain = 0
     for k in range(1, min(5, i) + 1):
         expect = opp if k % 2 == 1 else pla
-        if gs.moves[i - k][0] != expect:
+        if played[i - k][0] != expect:
             break
         chain = k
-    board = gs.board
     if hide:
         boards, mvs, idx = [board], [], 0
     else:
-        boards, mvs, idx = list(gs.boards), list(gs.moves), i
+        boards, mvs, idx = list(all_boards), list(played), i
         if i >= 1 and chain < 1:
             boards[i - 1] = board
         if i >= 2 and chain < 2:
