@@ -160,7 +160,7 @@ def test_read_npz_training_data_reads_the_export(katago_data, shared):
     if not oracle.exists():
         pytest.skip(f"{oracle} is absent")
     sys.path.insert(0, str(oracle))
-    import torch
+    torch = pytest.importorskip("torch", reason="torch is not in this venv (KataGo's loader needs it)")
     from katago.train import data_processing_pytorch, modelconfigs
     cfg = modelconfigs.config_of_name["b1c6nbt"]
     f = npz_files(katago_data, "val")[0]
