@@ -18,7 +18,7 @@ KGS    ?= $(SHARED)/dev/kgs-2001-archive
 INPUT_FLAGS := $(foreach i,$(INPUT),--input $(i)) $(if $(LICENCE),--licence '$(LICENCE)',)
 THREAD_FLAGS := $(if $(THREADS),--threads $(THREADS),)
 
-.PHONY: spark spark-check bench-spark bench-scale bench-compare lint debs fuzz all build run filter split sample stats test test-rust test-polars test-python bench venv clean
+.PHONY: test-train spark spark-check bench-spark bench-scale bench-compare lint debs fuzz all build run filter split sample stats test test-rust test-polars test-python bench venv clean
 
 all: build
 
@@ -112,6 +112,12 @@ test-polars:
 test-python: venv debs
 	$(CARGO) test --release --no-run --test integration
 	KIBO=$(KIBO) SHARED=$(SHARED) $(PY) -m pytest -q tests/python
+
+## KataGo's read_npz_training_data and train.py (b1c6nbt, CPU) on `kibo export katago` of the
+## dev corpus (tests/python/test_train_katago.py; `make test` skips them).
+test-train: venv debs
+	$(CARGO) test --release --no-run --test integration
+	KIBO=$(KIBO) SHARED=$(SHARED) $(PY) -m pytest -q -s --run-train tests/python/test_train_katago.py
 
 ## Benchmarks: print figures, assert nothing.
 bench: build venv

@@ -41,6 +41,46 @@ enum Cmd {
     /// One step of the map/reduce form, run by the Spark job (docs/distributed.md).
     #[command(subcommand)]
     Part(PartCmd),
+    /// Write the samples as training data for another tool (docs/planes.md).
+    #[command(subcommand)]
+    Export(ExportCmd),
+}
+
+/// The formats of `kibo export`.
+#[derive(Subcommand, Debug)]
+enum ExportCmd {
+    /// KataGo training npz files (katago-v7 inputs and targets) in the layout of
+    /// `train.py -datadir DIR`.
+    Katago(KatagoArgs),
+}
+
+#[derive(Args, Debug)]
+struct KatagoArgs {
+    /// The output folder of `kibo run` (games and samples tables).
+    #[arg(long)]
+    out: PathBuf,
+    /// The data folder to write (DIR/train, DIR/val, DIR/train.json).
+    #[arg(long)]
+    to: PathBuf,
+    /// Policy target: `dist` (the corpus's moves from the position, the default) or
+    /// `played` (the move played).
+    #[arg(long, default_value = "dist", value_parser = ["dist", "played"])]
+    policy: String,
+    /// Shuffle seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Also write metadataInputNC (ranks, date, source).
+    #[arg(long)]
+    metadata: bool,
+    /// Rows per npz file.
+    #[arg(long, default_value_t = 25_000)]
+    rows_per_file: usize,
+    /// Memory budget in MiB (default 1024).
+    #[arg(long, default_value_t = 1024)]
+    memory_mb: u64,
+    /// Worker threads (0 = all cores).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
 }
 
 /// The steps of `kibo part` (`stages::part`): the Spark job runs them; each reads and
@@ -449,6 +489,31 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             Ok(Exit::Ok as i32)
         }
         Cmd::Part(c) => part(c),
+        Cmd::Export(ExportCmd::Katago(a)) => {
+            if !a.out.join("games").is_dir() || !a.out.join("samples").is_dir() {
+                return setup(format!("{} has no games and samples tables: run `kibo run` first", a.out.display()));
+            }
+            let opt = crate::stages::export_katago::KatagoOptions {
+                to: a.to.clone(),
+                played_policy: a.policy == "played",
+                seed: a.seed,
+                metadata: a.metadata,
+                rows_per_file: a.rows_per_file,
+                memory_mb: a.memory_mb,
+            };
+            let t0 = std::time::Instant::now();
+            let rep = pool(a.threads)?.install(|| crate::stages::export_katago::run(&a.out, &opt))?;
+            eprintln!(
+                "export katago: {} train rows in {} files, {} val rows in {} files, {} counted games, {:.1} s",
+                rep.rows[0],
+                rep.files[0],
+                rep.rows[1],
+                rep.files[1],
+                rep.counted_games,
+                t0.elapsed().as_secs_f64()
+            );
+            Ok(Exit::Ok as i32)
+        }
         Cmd::Run(a) => {
             let mut r = resolve(&a.common, &a.input, a.licence.as_deref())?;
             if let Some(m) = a.score_check {

@@ -68,3 +68,42 @@ def sample_filtered(kibo, tmp_path_factory):
     subprocess.run([kibo, "run", "--input", "data/kombilo", "--pipeline", str(p), "--out", str(out), "-q"],
                    cwd=ROOT, check=True)
     return out
+
+
+@pytest.fixture(scope="session")
+def dev_out(kibo, tmp_path_factory):
+    """`kibo run` on the dev corpus (pipelines/dev.toml: exact dedup)."""
+    shared_path("dev")
+    out = tmp_path_factory.mktemp("dev") / "out"
+    subprocess.run([kibo, "run", "--pipeline", "pipelines/dev.toml", "--out", str(out), "-q"], cwd=ROOT, check=True)
+    return out
+
+
+KATAGO_SEED = 7
+
+
+@pytest.fixture(scope="session")
+def katago_data(kibo, dev_out, tmp_path_factory):
+    """`kibo export katago` of the dev corpus (the data folder train.py reads)."""
+    to = tmp_path_factory.mktemp("katago") / "data"
+    subprocess.run([kibo, "export", "katago", "--out", str(dev_out), "--to", str(to), "--seed", str(KATAGO_SEED)],
+                   check=True)
+    return to
+
+
+def pytest_addoption(parser):
+    parser.addoption("--run-train", action="store_true", default=False,
+                     help="also run the tests marked `train` (KataGo's train.py on the export; `make test-train`)")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "train: slow training runs, only with --run-train (make test-train)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--run-train"):
+        return
+    skip = pytest.mark.skip(reason="training run: `make test-train` (pytest --run-train)")
+    for item in items:
+        if "train" in item.keywords:
+            item.add_marker(skip)

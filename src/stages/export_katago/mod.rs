@@ -1,0 +1,277 @@
+//! `kibo export katago --out OUT --to DIR`: the train and val samples as KataGo training
+//! npz files, in the layout `train.py -datadir DIR` reads (docs/planes.md, "The npz
+//! export"):
+//!
+//! ```text
+//! DIR/train.json                      {"range": [0, train rows]}
+//! DIR/train/data-NNNNN.npz            + data-NNNNN.json {"num_rows": n} + data-NNNNN.rows.parquet
+//! DIR/val/data-NNNNN.npz              likewise
+//! ```
+//!
+//! Each game of the games table that has train or val samples is replayed once (in
+//! parallel); every sampled position becomes one fixed-size record (inputs and targets,
+//! [`rows`]) with a shuffle key from `--seed`, game id and move number. Records go to
+//! bucket files by the key's top bits, enough buckets that one fits in half of
+//! `memory_mb`; then each bucket, in key order, is read back, sorted by key and cut into
+//! files of `--rows-per-file` rows. The result depends on the tables and the options
+//! only, so a rerun writes identical bytes, whatever the thread count.
+
+mod meta;
+pub mod npz;
+pub mod rows;
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Context;
+use arrow_array::{ArrayRef, RecordBatch, StringArray, UInt16Array, UInt8Array};
+use rayon::prelude::*;
+
+use crate::features::katago::{V7Encoder, GLOBAL, SPATIAL};
+use crate::game::GameRow;
+use crate::tables::{games_from_batch, Cols};
+use npz::{Dtype, NpzWriter};
+use rows::{Layout, RowOptions, Wanted, GLOBAL_TARGETS, METADATA, MOVES, PACKED, SCORE_DISTR, VALUE_CHANNELS};
+
+/// Options of `kibo export katago`.
+#[derive(Clone, Debug)]
+pub struct KatagoOptions {
+    /// The data folder to write (`train.py -datadir`).
+    pub to: PathBuf,
+    /// Policy channel 0 is the played move alone (else the corpus's move distribution).
+    pub played_policy: bool,
+    /// Shuffle seed.
+    pub seed: u64,
+    /// Write `metadataInputNC`.
+    pub metadata: bool,
+    /// Rows per npz file (the last file of a split holds the rest).
+    pub rows_per_file: usize,
+    /// Memory budget in MiB.
+    pub memory_mb: u64,
+}
+
+/// What the export wrote.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct KatagoReport {
+    /// Rows written to train and val.
+    pub rows: [u64; 2],
+    /// Npz files written to train and val.
+    pub files: [usize; 2],
+    /// Games whose rows have ownership and score targets (counted, agreeing).
+    pub counted_games: u64,
+    /// Bucket files used for the shuffle.
+    pub buckets: usize,
+}
+
+const SPLITS: [&str; 2] = ["train", "val"];
+
+/// Reads the games table and the train/val sample rows wanted per game.
+fn read_inputs(out: &Path) -> anyhow::Result<(Vec<GameRow>, Vec<Vec<Wanted>>)> {
+    let mut games = Vec::new();
+    crate::storage::read_table(out, "games", |b| {
+        games.extend(games_from_batch(&b)?);
+        Ok(())
+    })?;
+    // A game filed twice keeps its first copy (the split stage's `duplicate_game` rule).
+    let mut index: HashMap<String, usize> = HashMap::with_capacity(games.len());
+    for (i, g) in games.iter().enumerate() {
+        index.entry(g.game_id.to_hex()).or_insert(i);
+    }
+    let mut wanted: Vec<Vec<Wanted>> = vec![Vec::new(); games.len()];
+    let cols = ["game_id", "move_number", "split", "move_dist_moves", "move_dist_counts"];
+    crate::storage::read_table_columns(out, "samples", Some(&cols), |b| {
+        let c = Cols::new(&b, "samples");
+        let (id, mn, split) =
+            (c.str("game_id")?, c.prim::<arrow_array::types::UInt16Type>("move_number")?, c.str("split")?);
+        let (ml, mv) = c.u16_list("move_dist_moves")?;
+        let cl = c.list("move_dist_counts")?;
+        let cv = cl.values().as_any().downcast_ref::<arrow_array::UInt32Array>().context("move_dist_counts")?;
+        for i in 0..b.num_rows() {
+            let s = match split.value(i) {
+                "train" => 0,
+                "val" => 1,
+                _ => continue,
+            };
+            let g = *index.get(id.value(i)).with_context(|| format!("sample of unknown game {}", id.value(i)))?;
+            let (mo, co) = (ml.value_offsets(), cl.value_offsets());
+            let dist = (mo[i] as usize..mo[i + 1] as usize)
+                .zip(co[i] as usize..co[i + 1] as usize)
+                .map(|(a, b)| (mv[a], cv.value(b)))
+                .collect();
+            wanted[g].push(Wanted { move_number: mn.value(i) as u32, split: s, dist });
+        }
+        Ok(())
+    })?;
+    for w in &mut wanted {
+        w.sort_by_key(|w| w.move_number);
+    }
+    Ok((games, wanted))
+}
+
+/// Bucket files of one export.
+struct Buckets {
+    dir: PathBuf,
+    shift: u32,
+    n: usize,
+    files: Vec<BufWriter<File>>,
+}
+
+impl Buckets {
+    fn new(dir: PathBuf, n: usize) -> anyhow::Result<Buckets> {
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        let mut files = Vec::new();
+        for s in 0..2 {
+            for b in 0..n {
+                let p = dir.join(format!("{s}-{b:05}.bin"));
+                files.push(BufWriter::new(File::create(&p).with_context(|| format!("creating {}", p.display()))?));
+            }
+        }
+        Ok(Buckets { dir, shift: 64 - n.trailing_zeros(), n, files })
+    }
+    fn push(&mut self, rec: &[u8]) -> std::io::Result<()> {
+        let key = u64::from_le_bytes(rec[..8].try_into().expect("8 bytes"));
+        let b = if self.n == 1 { 0 } else { (key >> self.shift) as usize };
+        self.files[rec[14] as usize * self.n + b].write_all(rec)
+    }
+    fn read(&self, split: usize, b: usize) -> std::io::Result<Vec<u8>> {
+        let mut v = Vec::new();
+        File::open(self.dir.join(format!("{split}-{b:05}.bin")))?.read_to_end(&mut v)?;
+        Ok(v)
+    }
+}
+
+/// Runs the export (see the module docs).
+pub fn run(out: &Path, o: &KatagoOptions) -> anyhow::Result<KatagoReport> {
+    let (games, wanted) = read_inputs(out)?;
+    let layout = Layout::new(o.metadata);
+    let total: [u64; 2] = [0, 1].map(|s| wanted.iter().map(|w| w.iter().filter(|x| x.split == s).count() as u64).sum());
+    let budget = (o.memory_mb.max(16) << 20) / 2;
+    let need = (total[0].max(total[1]) * layout.size as u64).div_ceil(budget / 2).max(1);
+    let n = need.next_power_of_two().min(1 << 12) as usize;
+    let rows_per_file = o.rows_per_file.clamp(1, (budget / 2 / layout.size as u64).max(1) as usize);
+    let mut report = KatagoReport { buckets: n, ..Default::default() };
+    for s in SPLITS {
+        let p = o.to.join(s);
+        if p.exists() {
+            std::fs::remove_dir_all(&p).with_context(|| format!("removing {}", p.display()))?;
+        }
+    }
+    let tmp = o.to.join(".tmp-katago-buckets");
+    if tmp.exists() {
+        std::fs::remove_dir_all(&tmp)?;
+    }
+    let mut buckets = Buckets::new(tmp.clone(), n)?;
+    let opts = RowOptions { played_policy: o.played_policy, seed: o.seed, layout };
+    let todo: Vec<usize> = (0..games.len()).filter(|&i| !wanted[i].is_empty()).collect();
+    for chunk in todo.chunks(256) {
+        let recs: Vec<anyhow::Result<(Vec<u8>, bool)>> = chunk
+            .par_iter()
+            .map_init(V7Encoder::new, |enc, &gi| {
+                let g = &games[gi];
+                let fin = rows::final_count(g);
+                let mut v = Vec::new();
+                rows::game_rows(g, gi as u32, &wanted[gi], fin.as_ref(), opts, enc, &mut v)?;
+                Ok((v, fin.is_some()))
+            })
+            .collect();
+        for r in recs {
+            let (v, counted) = r?;
+            report.counted_games += counted as u64;
+            for rec in v.chunks_exact(layout.size) {
+                buckets.push(rec)?;
+            }
+        }
+    }
+    for f in &mut buckets.files {
+        f.flush()?;
+    }
+    for (s, name) in SPLITS.iter().enumerate() {
+        let dir = o.to.join(name);
+        std::fs::create_dir_all(&dir)?;
+        let mut pending: Vec<u8> = Vec::new();
+        let mut file_no = 0;
+        for b in 0..n {
+            let data = buckets.read(s, b)?;
+            let mut recs: Vec<&[u8]> = data.chunks_exact(layout.size).collect();
+            recs.sort_by_key(|r| record_order(r));
+            for r in recs {
+                pending.extend_from_slice(r);
+                if pending.len() == rows_per_file * layout.size {
+                    write_file(&dir, file_no, &pending, layout, &games)?;
+                    file_no += 1;
+                    pending.clear();
+                }
+            }
+        }
+        if !pending.is_empty() {
+            write_file(&dir, file_no, &pending, layout, &games)?;
+            file_no += 1;
+        }
+        report.files[s] = file_no;
+        report.rows[s] = total[s];
+    }
+    std::fs::remove_dir_all(&tmp)?;
+    let train_json = format!("{{\"range\": [0, {}]}}\n", total[0]);
+    std::fs::write(o.to.join("train.json"), train_json)?;
+    Ok(report)
+}
+
+/// Sort key of a record: shuffle key, then game and move (a tie-break for equal keys).
+fn record_order(r: &[u8]) -> (u64, u32, u16) {
+    let u = |a: usize, b: usize| r[a..b].iter().rev().fold(0u64, |acc, &x| (acc << 8) | x as u64);
+    (u(0, 8), u(8, 12) as u32, u(12, 14) as u16)
+}
+
+/// Gathers bytes `off..off + len` of every record.
+fn column(recs: &[u8], size: usize, off: usize, len: usize) -> Vec<u8> {
+    let mut v = Vec::with_capacity(recs.len() / size * len);
+    for r in recs.chunks_exact(size) {
+        v.extend_from_slice(&r[off..off + len]);
+    }
+    v
+}
+
+/// Writes `DIR/data-NNNNN.{npz,json,rows.parquet}` from the records `recs`.
+fn write_file(dir: &Path, no: usize, recs: &[u8], l: Layout, games: &[GameRow]) -> anyhow::Result<()> {
+    let n = recs.len() / l.size;
+    let stem = format!("data-{no:05}");
+    let path = dir.join(format!("{stem}.npz"));
+    let f = BufWriter::new(File::create(&path).with_context(|| format!("creating {}", path.display()))?);
+    let mut z = NpzWriter::new(f);
+    let arrays: [(&str, Dtype, Vec<usize>, usize, usize); 6] = [
+        ("binaryInputNCHWPacked", Dtype::U8, vec![n, SPATIAL, PACKED], l.bin, l.global),
+        ("globalInputNC", Dtype::F32, vec![n, GLOBAL], l.global, l.policy),
+        ("policyTargetsNCMove", Dtype::I16, vec![n, 2, MOVES], l.policy, l.gtargets),
+        ("globalTargetsNC", Dtype::F32, vec![n, GLOBAL_TARGETS], l.gtargets, l.score),
+        ("scoreDistrN", Dtype::I8, vec![n, SCORE_DISTR], l.score, l.value),
+        ("valueTargetsNCHW", Dtype::I8, vec![n, VALUE_CHANNELS, 19, 19], l.value, l.meta),
+    ];
+    for (name, dt, shape, a, b) in arrays {
+        z.add(name, dt, &shape, &column(recs, l.size, a, b - a))?;
+    }
+    if l.size > l.meta {
+        z.add("metadataInputNC", Dtype::F32, &[n, METADATA], &column(recs, l.size, l.meta, l.size - l.meta))?;
+    }
+    z.finish()?.flush()?;
+    std::fs::write(dir.join(format!("{stem}.json")), format!("{{\"num_rows\": {n}}}\n"))?;
+    let mut ids = Vec::with_capacity(n);
+    let mut moves = Vec::with_capacity(n);
+    for r in recs.chunks_exact(l.size) {
+        let gi = u32::from_le_bytes(r[8..12].try_into().expect("4 bytes")) as usize;
+        ids.push(games[gi].game_id.to_hex());
+        moves.push(u16::from_le_bytes(r[12..14].try_into().expect("2 bytes")));
+    }
+    let batch = RecordBatch::try_from_iter([
+        ("game_id", Arc::new(StringArray::from(ids)) as ArrayRef),
+        ("move_number", Arc::new(UInt16Array::from(moves)) as ArrayRef),
+        ("symmetry", Arc::new(UInt8Array::from(vec![0u8; n])) as ArrayRef),
+    ])?;
+    let p = dir.join(format!("{stem}.rows.parquet"));
+    let mut w = parquet::arrow::ArrowWriter::try_new(File::create(&p)?, batch.schema(), None)?;
+    w.write(&batch)?;
+    w.close()?;
+    Ok(())
+}

@@ -1,0 +1,406 @@
+//! One game's rows of the KataGo npz: the game replayed, each sampled position encoded
+//! (`katago-v7`) with its targets, packed into a fixed-size record.
+
+use crate::color::Color;
+use crate::coord::{Move, NN};
+use crate::engine::{Board, Rules};
+use crate::features::katago::{handicap_stones, Area, KataRules, V7Encoder, V7Position, V7Row, GLOBAL, SPATIAL};
+use crate::game::GameRow;
+use crate::replay::{replay, ReplayRules, Step, Visitor};
+use crate::scoring::{Owner, ScoreCheck};
+use crate::sgf::ResultKind;
+
+/// Bytes of one channel's packed bits (⌈361 / 8⌉).
+pub const PACKED: usize = 46;
+/// Columns of `globalTargetsNC`.
+pub const GLOBAL_TARGETS: usize = 80;
+/// Entries of `scoreDistrN` (2·361 + 2·60).
+pub const SCORE_DISTR: usize = 842;
+/// Channels of `valueTargetsNCHW`.
+pub const VALUE_CHANNELS: usize = 5;
+/// Entries of `metadataInputNC`.
+pub const METADATA: usize = 192;
+/// Policy entries per channel (361 points and the pass).
+pub const MOVES: usize = NN + 1;
+/// Record header: shuffle key u64, game index u32, move number u16, split u8, pad u8.
+pub const HEADER: usize = 16;
+
+/// Byte offsets of the arrays inside one record.
+#[derive(Clone, Copy, Debug)]
+pub struct Layout {
+    pub bin: usize,
+    pub global: usize,
+    pub policy: usize,
+    pub gtargets: usize,
+    pub score: usize,
+    pub value: usize,
+    pub meta: usize,
+    /// Record size.
+    pub size: usize,
+}
+
+impl Layout {
+    pub fn new(metadata: bool) -> Layout {
+        let bin = HEADER;
+        let global = bin + SPATIAL * PACKED;
+        let policy = global + GLOBAL * 4;
+        let gtargets = policy + 2 * MOVES * 2;
+        let score = gtargets + GLOBAL_TARGETS * 4;
+        let value = score + SCORE_DISTR;
+        let meta = value + VALUE_CHANNELS * NN;
+        let size = meta + if metadata { METADATA * 4 } else { 0 };
+        Layout { bin, global, policy, gtargets, score, value, meta, size }
+    }
+}
+
+/// A sampled row to export.
+#[derive(Clone, Debug)]
+pub struct Wanted {
+    pub move_number: u32,
+    /// 0 train, 1 val.
+    pub split: u8,
+    /// The corpus's moves from this position and their counts (the row's frame).
+    pub dist: Vec<(u16, u32)>,
+}
+
+/// Options that shape the rows.
+#[derive(Clone, Copy, Debug)]
+pub struct RowOptions {
+    pub played_policy: bool,
+    pub seed: u64,
+    pub layout: Layout,
+}
+
+/// What the final count gives the rows of a counted game.
+pub struct Final {
+    /// Black's margin (komi included).
+    pub margin: f32,
+    /// Owner per point: +1 black, −1 white, 0 nobody.
+    pub own: [i8; NN],
+    /// Seki / dame per point: KataGo's full-area owner where the final ownership is empty.
+    pub seki: [i8; NN],
+}
+
+/// The count of `g`, when the games table says it agrees with `RE` and a recount (no
+/// markup) gives the same margin.
+pub fn final_count(g: &GameRow) -> Option<Final> {
+    let v = g.score.as_ref()?;
+    if v.check != ScoreCheck::Agrees {
+        return None;
+    }
+    let c = super::super::filter::count_game_with(g, &[], &[], None, crate::config::ScoreCheckMode::Full)?;
+    let (board, j) = c.end?;
+    if c.verdict.check != ScoreCheck::Agrees || c.verdict.counted_margin != v.counted_margin {
+        return None;
+    }
+    let mut area = [0u8; NN];
+    Area::new().calculate(&board, true, &mut area);
+    let mut own = [0i8; NN];
+    let mut seki = [0i8; NN];
+    for p in 0..NN {
+        own[p] = match j.own.point[p] {
+            Owner::Black => 1,
+            Owner::White => -1,
+            _ => 0,
+        };
+        if own[p] == 0 && area[p] != 0 {
+            seki[p] = if area[p] == 1 { 1 } else { -1 };
+        }
+    }
+    Some(Final { margin: v.counted_margin?, own, seki })
+}
+
+/// Shuffle key of a row: the first 8 bytes of `blake3("kibo.katago.v1\0" ‖ seed ‖ game_id ‖ move)`.
+pub fn shuffle_key(seed: u64, game_id: &[u8; 16], move_number: u32) -> u64 {
+    let mut h = blake3::Hasher::new();
+    h.update(b"kibo.katago.v1\0");
+    h.update(&seed.to_le_bytes());
+    h.update(game_id);
+    h.update(&move_number.to_le_bytes());
+    u64::from_le_bytes(h.finalize().as_bytes()[..8].try_into().expect("8 bytes"))
+}
+
+/// Cells before every move, then the final position.
+struct Collect {
+    cells: Vec<[u8; NN]>,
+}
+
+impl Visitor for Collect {
+    fn before(&mut self, board: &Board, _: &Step) {
+        let mut c = [0u8; NN];
+        board.cells(&mut c);
+        self.cells.push(c);
+    }
+}
+
+/// The permissive replay: every game the split stage replayed replays the same way.
+fn permissive() -> ReplayRules {
+    ReplayRules { rules: Rules { multi_stone_suicide: true }, allow_consecutive_moves: true, ..Default::default() }
+}
+
+/// Everything fixed for one game.
+struct GameCtx<'a> {
+    g: &'a GameRow,
+    rules: KataRules,
+    komi: f32,
+    positions: Vec<[u8; NN]>,
+    fin: Option<&'a Final>,
+    opts: RowOptions,
+    game_index: u32,
+}
+
+struct Encode<'a, 'b> {
+    ctx: &'b GameCtx<'a>,
+    wanted: &'b [Wanted],
+    next: usize,
+    enc: &'b mut V7Encoder,
+    row: V7Row,
+    prev: [Option<Board>; 2],
+    placed: [u32; 2],
+    out: &'b mut Vec<u8>,
+}
+
+impl Visitor for Encode<'_, '_> {
+    fn before(&mut self, board: &Board, step: &Step) {
+        while self.next < self.wanted.len() && self.wanted[self.next].move_number < step.number {
+            self.next += 1;
+        }
+        if self.next < self.wanted.len() && self.wanted[self.next].move_number == step.number {
+            let w = &self.wanted[self.next];
+            self.next += 1;
+            self.encode(board, step, w);
+        }
+        let older = self.prev[0].take();
+        self.prev[1] = older;
+        self.prev[0] = Some(board.clone());
+    }
+    fn after(&mut self, _: &Board, step: &Step) {
+        if step.mv != Move::Pass {
+            self.placed[step.color as usize - 1] += 1;
+        }
+    }
+}
+
+impl Encode<'_, '_> {
+    fn encode(&mut self, board: &Board, step: &Step, w: &Wanted) {
+        let ctx = self.ctx;
+        let g = ctx.g;
+        let before = &g.moves[..step.index];
+        let recent: Vec<(Color, Move)> = before.iter().rev().take(5).map(|m| (m.color, m.mv)).collect();
+        let pos = V7Position {
+            board,
+            prev: [self.prev[0].as_ref(), self.prev[1].as_ref()],
+            to_play: step.color,
+            recent: &recent,
+            rules: &ctx.rules,
+            komi: ctx.komi,
+            placed: self.placed,
+            handicap: handicap_stones(
+                g.setup_black.len() as u32,
+                g.setup_white.len() as u32,
+                leading_black(before.iter().map(|m| (m.color, m.mv))),
+            ),
+        };
+        self.enc.encode(&pos, &mut self.row);
+        let l = ctx.opts.layout;
+        let start = self.out.len();
+        self.out.resize(start + l.size, 0);
+        let rec = &mut self.out[start..];
+        let key = shuffle_key(ctx.opts.seed, &g.game_id.0, step.number);
+        rec[0..8].copy_from_slice(&key.to_le_bytes());
+        rec[8..12].copy_from_slice(&ctx.game_index.to_le_bytes());
+        rec[12..14].copy_from_slice(&(step.number as u16).to_le_bytes());
+        rec[14] = w.split;
+        pack_bits(&self.row, &mut rec[l.bin..l.global]);
+        for (i, v) in self.row.global.iter().enumerate() {
+            rec[l.global + 4 * i..l.global + 4 * i + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        let self_komi = self.row.global[5] * 20.0;
+        fill_policy(ctx, step, w, &mut rec[l.policy..l.gtargets]);
+        let score = ctx.fin.map(|f| if step.color == Color::Black { f.margin } else { -f.margin });
+        fill_global_targets(ctx, step, score, self_komi, &mut rec[l.gtargets..l.score]);
+        fill_score_distr(score, &mut rec[l.score..l.value]);
+        fill_value_targets(ctx, step, &mut rec[l.value..l.meta]);
+        if l.size > l.meta {
+            super::meta::fill_metadata(g, step.color, &mut rec[l.meta..l.size]);
+        }
+    }
+}
+
+/// KataGo's count of leading black non-pass moves (`computeNumHandicapStones`): stops
+/// at the first white move, and counts nothing when white then moves twice in a row.
+pub fn leading_black(moves: impl Iterator<Item = (Color, Move)>) -> u32 {
+    let moves: Vec<(Color, Move)> = moves.collect();
+    let mut n = 0;
+    for (i, &(c, m)) in moves.iter().enumerate() {
+        if c != Color::Black {
+            if moves.get(i + 1).is_some_and(|x| x.0 != Color::Black) {
+                n = 0;
+            }
+            break;
+        }
+        if m != Move::Pass {
+            n += 1;
+        }
+    }
+    n
+}
+
+/// Channels packed MSB first, 46 bytes each (`np.packbits` order).
+fn pack_bits(row: &V7Row, out: &mut [u8]) {
+    out.fill(0);
+    for ch in 0..SPATIAL {
+        for p in 0..NN {
+            if row.get(ch, p) {
+                out[ch * PACKED + p / 8] |= 0x80 >> (p % 8);
+            }
+        }
+    }
+}
+
+fn put_i16(out: &mut [u8], i: usize, v: i16) {
+    out[2 * i..2 * i + 2].copy_from_slice(&v.to_le_bytes());
+}
+
+/// Policy channel 0: the corpus's move counts (or the played move alone); channel 1: the
+/// next move of the game, all 1s when there is none.
+fn fill_policy(ctx: &GameCtx, step: &Step, w: &Wanted, out: &mut [u8]) {
+    out.fill(0);
+    if ctx.opts.played_policy || w.dist.is_empty() {
+        put_i16(out, step.mv.index() as usize, 1);
+    } else {
+        for &(m, c) in &w.dist {
+            put_i16(out, m as usize, c.min(i16::MAX as u32) as i16);
+        }
+    }
+    match ctx.g.moves.get(step.index + 1) {
+        Some(n) => put_i16(out, MOVES + n.mv.index() as usize, 1),
+        None => (0..MOVES).for_each(|i| put_i16(out, MOVES + i, 1)),
+    }
+}
+
+/// `globalTargetsNC` (docs/planes.md, "Targets and weights").
+fn fill_global_targets(ctx: &GameCtx, step: &Step, score: Option<f32>, self_komi: f32, out: &mut [u8]) {
+    let g = ctx.g;
+    let mut t = [0f32; GLOBAL_TARGETS];
+    let pla = step.color;
+    let (win, loss, none, value_weight) = match (g.meta.result_kind, g.meta.winner) {
+        (ResultKind::Draw, _) => (0.5, 0.5, 0.0, 1.0),
+        (_, Some(w)) => {
+            if w == pla {
+                (1.0, 0.0, 0.0, 1.0)
+            } else {
+                (0.0, 1.0, 0.0, 1.0)
+            }
+        }
+        _ => (0.0, 0.0, 1.0, 0.0),
+    };
+    (t[0], t[1], t[2]) = (win, loss, none);
+    let s = score.unwrap_or(0.0);
+    t[3] = s;
+    // TD targets: the final result again (a valid distribution), masked by C24 = 1.
+    for k in 0..3 {
+        (t[4 + 4 * k], t[5 + 4 * k], t[6 + 4 * k], t[7 + 4 * k]) = (win, loss, none, s);
+    }
+    let counted = score.is_some();
+    if counted {
+        (t[20], t[21]) = (s, s);
+    }
+    t[24] = 1.0;
+    t[25] = 1.0;
+    t[26] = 1.0;
+    t[27] = counted as u8 as f32;
+    t[28] = (step.index + 1 < g.moves.len()) as u8 as f32;
+    t[29] = if counted { 0.25 } else { 0.0 };
+    t[33] = 1.0;
+    t[34] = counted as u8 as f32;
+    t[35] = 1.0 - value_weight;
+    t[36..41].fill(1.0);
+    let id = &g.game_id.0;
+    let bits = u128::from_le_bytes(*id);
+    for (k, (shift, width)) in [(0, 22), (22, 22), (44, 20), (64, 22), (86, 22), (108, 20)].into_iter().enumerate() {
+        t[41 + k] = ((bits >> shift) & ((1u128 << width) - 1)) as f32;
+    }
+    t[47] = self_komi;
+    t[48] = (!ctx.rules.territory) as u8 as f32;
+    t[51] = step.index as f32;
+    t[54] = g.effective_handicap() as f32;
+    t[62] = (g.meta.winner.is_some() || g.meta.result_kind == ResultKind::Draw) as u8 as f32;
+    t[63] = 3.0;
+    for (i, v) in t.iter().enumerate() {
+        out[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
+    }
+}
+
+/// C `round`: half away from zero.
+fn round_away(x: f32) -> f32 {
+    x.signum() * (x.abs() + 0.5).floor()
+}
+
+/// `scoreDistrN`: the final score split between its two neighbouring half-point bins
+/// (KataGo's writer); a dummy 50/50 at 420/421 without a count.
+fn fill_score_distr(score: Option<f32>, out: &mut [u8]) {
+    out.fill(0);
+    let centre = (SCORE_DISTR / 2) as i32;
+    let Some(s) = score else {
+        out[(centre - 1) as usize] = 50;
+        out[centre as usize] = 50;
+        return;
+    };
+    let c = (round_away(s) as i32).clamp(-(centre - 1), centre - 1);
+    let u = (round_away((s - (c as f32 - 0.5)) * 100.0) as i32).clamp(0, 100);
+    out[(c + centre - 1) as usize] = (100 - u) as u8;
+    out[(c + centre) as usize] = u as u8;
+}
+
+/// `valueTargetsNCHW`: ownership, seki, the boards 8 and 32 moves later (clamped to the
+/// end), scoring ×120; all from the side to move.
+fn fill_value_targets(ctx: &GameCtx, step: &Step, out: &mut [u8]) {
+    out.fill(0);
+    let pla = step.color as u8;
+    let sign: i8 = if step.color == Color::Black { 1 } else { -1 };
+    if let Some(f) = ctx.fin {
+        for p in 0..NN {
+            out[p] = (f.own[p] * sign) as u8;
+            out[NN + p] = (f.seki[p] * sign) as u8;
+            out[4 * NN + p] = (f.own[p] * sign * 120) as u8;
+        }
+    }
+    let last = ctx.positions.len() - 1;
+    for (k, ahead) in [(2usize, 8usize), (3, 32)] {
+        let cells = &ctx.positions[(step.index + ahead).min(last)];
+        for p in 0..NN {
+            let v: i8 = match cells[p] {
+                0 => 0,
+                c if c == pla => 1,
+                _ => -1,
+            };
+            out[k * NN + p] = v as u8;
+        }
+    }
+}
+
+/// Encodes the wanted rows of game `g` (sorted by move number) into fixed-size records
+/// appended to `out`. A game that does not replay yields no rows.
+pub fn game_rows(
+    g: &GameRow,
+    game_index: u32,
+    wanted: &[Wanted],
+    fin: Option<&Final>,
+    opts: RowOptions,
+    enc: &mut V7Encoder,
+    out: &mut Vec<u8>,
+) -> anyhow::Result<()> {
+    let mut collect = Collect { cells: Vec::with_capacity(g.moves.len() + 1) };
+    let end = replay(g, &permissive(), &mut collect).map_err(|r| anyhow::anyhow!("{}: {}", g.location(), r.detail))?;
+    let mut c = [0u8; NN];
+    end.board.cells(&mut c);
+    collect.cells.push(c);
+    let rules = KataRules::from_ru(g.meta.rules.as_deref());
+    let komi = g.meta.komi.unwrap_or_else(|| crate::scoring::default_komi(g.effective_handicap()));
+    let ctx = GameCtx { g, rules, komi, positions: collect.cells, fin, opts, game_index };
+    let placed = [g.setup_black.len() as u32, g.setup_white.len() as u32];
+    let mut v = Encode { ctx: &ctx, wanted, next: 0, enc, row: V7Row::default(), prev: [None, None], placed, out };
+    replay(g, &permissive(), &mut v).map_err(|r| anyhow::anyhow!("{}: {}", g.location(), r.detail))?;
+    Ok(())
+}
