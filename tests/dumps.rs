@@ -67,7 +67,8 @@ fn a_dump_zip_with_its_index_gives_the_index_players_and_results() {
     let out = dir.path().join("out");
     filter(&input, &out, &pipeline(dir.path()));
     let g = games(&out);
-    let rows: Vec<(String, Option<String>, Option<String>, Option<String>, &str, Vec<String>)> = g
+    type Row<'a> = (String, Option<String>, Option<String>, Option<String>, &'a str, Vec<String>);
+    let rows: Vec<Row> = g
         .iter()
         .map(|r| {
             let m = &r.meta;
