@@ -7,9 +7,6 @@ use std::path::Path;
 
 use crate::util::{games, rejects, report, run, run_ok, stderr};
 
-/// A games row's member, players, result as written, result kind and quirks.
-type GameFacts<'a> = (String, Option<String>, Option<String>, Option<String>, &'a str, Vec<String>);
-
 /// `n` moves that never capture: columns along rows 0, 2, 4, ….
 fn moves(n: usize) -> String {
     (0..n)
@@ -70,7 +67,8 @@ fn a_dump_zip_with_its_index_gives_the_index_players_and_results() {
     let out = dir.path().join("out");
     filter(&input, &out, &pipeline(dir.path()));
     let g = games(&out);
-    let rows: Vec<GameFacts> = g
+    type Row<'a> = (String, Option<String>, Option<String>, Option<String>, &'a str, Vec<String>);
+    let rows: Vec<Row> = g
         .iter()
         .map(|r| {
             let m = &r.meta;

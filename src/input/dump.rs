@@ -118,6 +118,9 @@ fn date_of(field: &str) -> Option<String> {
 }
 
 fn record(f: &[&str]) -> Option<(String, IndexEntry)> {
+    if f.len() != 11 && f.len() != 8 {
+        return None;
+    }
     let date = date_of(f[1])?;
     let name = |name: &str, id: &str| if name.trim().is_empty() { id.trim() } else { name.trim() }.to_string();
     let moves = |s: &str| s.trim().parse::<u32>().ok();
@@ -399,6 +402,8 @@ mod tests {
         let r = parse_index_line(&format!("{tygem}\t{}", tom.trim_end())).unwrap();
         assert_eq!((r.len(), r[1].1.layout), (2, Layout::Tom));
         assert_eq!(parse_index_line("no\tdate\there"), None);
+        // Two dates side by side (found by the fuzzer: a one-field record).
+        assert_eq!(parse_index_line("1\tC2016.12.31 23: 516\tC2016.12.31 23:59Gidw\tMw\t\t0\te"), None);
         assert_eq!(parse_index_line("  "), Some(vec![]));
     }
 
