@@ -22,6 +22,7 @@ pub mod config;
 pub mod coord;
 pub mod dedup;
 pub mod engine;
+pub mod features;
 pub mod game;
 pub mod input;
 pub mod progress;

@@ -2,6 +2,7 @@
 mod util;
 
 mod dedup;
+mod features;
 mod filter;
 mod house;
 mod parts;

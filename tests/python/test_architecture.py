@@ -666,7 +666,7 @@ LAYERS: dict[str, int] = {
     "engine": 1, "sgf": 1, "verify": 1,
     "scoring": 2, "tactics": 2, "input": 2,
     "reject": 3, "config": 3, "game": 3,
-    "replay": 4, "tables": 4, "samples": 4,
+    "replay": 4, "tables": 4, "samples": 4, "features": 4,
     "stages": 5, "stats": 5,
     "cli": 6, "lib": 6, "main": 7,
 }
