@@ -39,6 +39,32 @@ enum Cmd {
     /// One step of the map/reduce form, run by the Spark job (docs/distributed.md).
     #[command(subcommand)]
     Part(PartCmd),
+    /// Training data for other tools' trainers, from the sample shards (train and val).
+    #[command(subcommand)]
+    Export(ExportCmd),
+}
+
+/// The formats of `kibo export` (`stages::export`).
+#[derive(Subcommand, Debug)]
+enum ExportCmd {
+    /// Leela Zero v1 training chunks (gzipped text, 19 lines per position) in DIR/train/
+    /// and DIR/val/, each chunk with a .rows.tsv naming its records' games and moves.
+    Leela(LeelaArgs),
+}
+
+#[derive(Args, Debug)]
+struct LeelaArgs {
+    #[command(flatten)]
+    common: OutArgs,
+    /// Folder to write the chunks to.
+    #[arg(long)]
+    to: PathBuf,
+    /// Policy target: dist (the corpus's moves from the position) or played (the move alone).
+    #[arg(long, default_value = "dist")]
+    policy: crate::stages::export::Policy,
+    /// Positions per chunk file.
+    #[arg(long, default_value_t = 4096)]
+    chunk_positions: usize,
 }
 
 /// The steps of `kibo part` (`stages::part`): the Spark job runs them; each reads and
@@ -326,6 +352,26 @@ fn pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
     rayon::ThreadPoolBuilder::new().num_threads(threads).stack_size(8 << 20).build().context("starting worker threads")
 }
 
+fn export(c: ExportCmd) -> anyhow::Result<i32> {
+    match c {
+        ExportCmd::Leela(a) => {
+            let r = resolve(&a.common, &[], None)?;
+            if !r.out.join("samples").is_dir() {
+                return setup(format!("{} has no samples table: run `kibo run` first", r.out.display()));
+            }
+            let opt =
+                crate::stages::export::leela::LeelaOptions { policy: a.policy, chunk_positions: a.chunk_positions };
+            for (split, n) in crate::stages::export::leela::run(&r.out, &a.to, &opt)? {
+                eprintln!(
+                    "export leela: {split}: {} positions in {} chunks ({} without a winner left out)",
+                    n.positions, n.chunks, n.no_winner
+                );
+            }
+            Ok(Exit::Ok as i32)
+        }
+    }
+}
+
 /// Parses `std::env::args` and runs; returns the exit code.
 pub fn main_with_args() -> i32 {
     let cli = Cli::parse();
@@ -414,6 +460,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             Ok(Exit::Ok as i32)
         }
         Cmd::Part(c) => part(c),
+        Cmd::Export(c) => export(c),
         Cmd::Run(a) => {
             let mut r = resolve(&a.common, &a.input, a.licence.as_deref())?;
             if let Some(m) = a.score_check {

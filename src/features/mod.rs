@@ -17,6 +17,7 @@ top-left); a writer that needs another orientation (Leela Zero's A1 = bit 0) con
 where it writes, through [`crate::coord`].
 */
 
+pub mod alphago;
 pub mod leela;
 pub mod position;
 pub mod set;
@@ -25,7 +26,7 @@ pub use position::{for_each_position, positions_of_batch, sample_shards, Positio
 pub use set::FeatureSet;
 
 /// Every registered feature set (one line per set).
-static SETS: &[&FeatureSet] = &[&leela::LEELA_18];
+static SETS: &[&FeatureSet] = &[&leela::LEELA_18, &alphago::ALPHAGO_48];
 
 /// Every registered feature set.
 pub fn sets() -> &'static [&'static FeatureSet] {

@@ -142,3 +142,36 @@ fn leela_planes_follow_the_side_to_move_and_pad_with_zeros() {
     assert!(planes[3 * NN..8 * NN].iter().chain(&planes[11 * NN..16 * NN]).all(|&v| v == 0));
     assert!(planes[16 * NN..17 * NN].iter().all(|&v| v == 0) && planes[17 * NN..].iter().all(|&v| v == 1));
 }
+
+#[test]
+fn alphago_planes_are_one_hot_where_defined_and_see_captures() {
+    let g = row(TRICKY);
+    let ps = positions(&g, &SplitConfig { allow_multi_stone_suicide: true, ..SplitConfig::default() });
+    let set = by_name("alphago-48").unwrap();
+    assert_eq!((set.spatial, set.global), (48, 0));
+    let mut planes = vec![9u8; set.spatial * NN];
+    for p in &ps {
+        (set.encode)(p, &mut planes, &mut []);
+        let at = |ch: usize, pt: usize| planes[ch * NN + pt];
+        let block = |from: usize, pt: usize| (from..from + 8).map(|ch| at(ch, pt) as u32).sum::<u32>();
+        for pt in 0..NN {
+            assert_eq!(at(0, pt) + at(1, pt) + at(2, pt), 1);
+            assert_eq!((at(3, pt), at(47, pt)), (1, 0));
+            let stone = p.board[pt] != 0;
+            assert_eq!(block(4, pt), stone as u32, "one age per stone");
+            assert_eq!(block(12, pt), stone as u32, "one liberty count per stone");
+            // A legal move has one capture size and one liberty count after it.
+            assert_eq!(block(20, pt), block(36, pt));
+            assert!(block(28, pt) <= block(36, pt) && at(46, pt) <= block(36, pt) as u8);
+        }
+    }
+    // Move 4: white at ab captures the black stone at aa (1 stone), and is the last
+    // Black's aa was played 2 moves before the last (dd), white's ba 1 before; aa has 1 liberty.
+    let p = &ps[3];
+    (set.encode)(p, &mut planes, &mut []);
+    let at = |ch: usize, pt: usize| planes[ch * NN + pt];
+    let (aa, ab, ba, dd) = (0, 19, 1, 3 * 19 + 3);
+    assert_eq!((at(21, ab), at(20, ab)), (1, 0), "ab captures one stone");
+    assert_eq!((at(4 + 2, aa), at(4, dd), at(4 + 1, ba)), (1, 1, 1), "ages of aa, dd, ba");
+    assert_eq!(at(12, aa), 1, "aa in atari");
+}

@@ -1,6 +1,7 @@
 //! Pipeline stages. Each has a `run` that reads its inputs from the output folder
 //! (or the archives) and writes its tables atomically.
 pub mod card;
+pub mod export;
 pub mod filter;
 pub mod inspect;
 pub mod part;
