@@ -97,7 +97,14 @@ $(VENV)/.ok: tests/python/requirements.txt | $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r tests/python/requirements.txt
 	touch $@
 
-venv: $(VENV)/.ok
+## The kibo Python package (kibo-py/: pyo3 + maturin), built against the library and
+## installed into the venv; rebuilt when its sources or the library's change.
+KIBO_PY_SRC := kibo-py/Cargo.toml kibo-py/pyproject.toml $(wildcard kibo-py/src/*.rs kibo-py/python/kibo/*.py) $(shell find src -name '*.rs')
+$(VENV)/.kibo-py: $(VENV)/.ok $(KIBO_PY_SRC)
+	VIRTUAL_ENV=$(abspath $(VENV_HOME)) PATH=$(abspath $(VENV_HOME))/bin:$$PATH $(VENV)/bin/maturin develop --release -q -m kibo-py/Cargo.toml
+	touch $@
+
+venv: $(VENV)/.ok $(VENV)/.kibo-py
 
 test: lint test-rust test-python test-polars
 
