@@ -10,6 +10,9 @@ INPUT  ?=
 LICENCE ?=
 THREADS ?=
 VENV   := .venv
+# The venv itself lives outside the clone, like the cargo target dir (torch brings GBs
+# of wheels): .venv is a symlink to it, made when missing.
+VENV_HOME ?= $(HOME)/.cache/kibo-venv
 PY     := $(VENV)/bin/python
 SHARED ?= ../shared/data
 KGS    ?= $(SHARED)/dev/kgs-2001-archive
@@ -51,8 +54,7 @@ stats:
 ## Spark, GNU Go for tests/python/test_gnugo_scoring.py). Installed once per machine
 ## (root; `apt-get update` first); a stamp under the venv marks it done.
 DEBS := chromium openjdk-17-jre-headless gnugo
-$(VENV)/.debs: Makefile
-	@mkdir -p $(VENV)
+$(VENV)/.debs: Makefile | $(VENV)
 	@missing=$$(for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages: $$missing"; \
@@ -84,14 +86,25 @@ SPARK_BENCH ?= pipelines/dev.toml $(wildcard /tmp/kibo-scale/1e7/files)
 bench-spark: build venv debs
 	$(PY) bench/spark.py $(KIBO) --master '$(SPARK_MASTER)' $(SPARK_BENCH)
 
-## Python venv for the query / oracle tests (polars, pyarrow, sgfmill, pytest). A venv
-## that exists (it may be a symlink to a shared one) is updated in place.
-$(VENV)/.ok: tests/python/requirements.txt
-	test -x $(PY) || python3 -m venv $(VENV)
+## Python venv for the query / oracle tests (polars, pyarrow, sgfmill, pytest, torch,
+## maturin). .venv is a symlink to $(VENV_HOME), made when .venv is missing (an existing
+## .venv, link or folder, is kept); a venv that exists is updated in place.
+$(VENV):
+	mkdir -p $(VENV_HOME) && ln -sfn $(VENV_HOME) $(VENV)
+
+$(VENV)/.ok: tests/python/requirements.txt | $(VENV)
+	test -x $(PY) || python3 -m venv $(VENV_HOME)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r tests/python/requirements.txt
 	touch $@
 
-venv: $(VENV)/.ok
+## The kibo Python package (kibo-py/: pyo3 + maturin), built against the library and
+## installed into the venv; rebuilt when its sources or the library's change.
+KIBO_PY_SRC := kibo-py/Cargo.toml kibo-py/pyproject.toml $(wildcard kibo-py/src/*.rs kibo-py/python/kibo/*.py) $(shell find src -name '*.rs')
+$(VENV)/.kibo-py: $(VENV)/.ok $(KIBO_PY_SRC)
+	VIRTUAL_ENV=$(abspath $(VENV_HOME)) PATH=$(abspath $(VENV_HOME))/bin:$$PATH $(VENV)/bin/maturin develop --release -q -m kibo-py/Cargo.toml
+	touch $@
+
+venv: $(VENV)/.ok $(VENV)/.kibo-py
 
 test: lint test-rust test-python test-polars
 

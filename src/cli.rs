@@ -41,17 +41,35 @@ enum Cmd {
     /// One step of the map/reduce form, run by the Spark job (docs/distributed.md).
     #[command(subcommand)]
     Part(PartCmd),
-    /// Write the samples as training data for another tool (docs/planes.md).
+    /// Training data for other tools' trainers, from the sample shards (train and val).
     #[command(subcommand)]
     Export(ExportCmd),
 }
 
-/// The formats of `kibo export`.
+/// The formats of `kibo export` (`stages::export`).
 #[derive(Subcommand, Debug)]
 enum ExportCmd {
+    /// Leela Zero v1 training chunks (gzipped text, 19 lines per position) in DIR/train/
+    /// and DIR/val/, each chunk with a .rows.tsv naming its records' games and moves.
+    Leela(LeelaArgs),
     /// KataGo training npz files (katago-v7 inputs and targets) in the layout of
-    /// `train.py -datadir DIR`.
+    /// `train.py -datadir DIR` (docs/planes.md).
     Katago(KatagoArgs),
+}
+
+#[derive(Args, Debug)]
+struct LeelaArgs {
+    #[command(flatten)]
+    common: OutArgs,
+    /// Folder to write the chunks to.
+    #[arg(long)]
+    to: PathBuf,
+    /// Policy target: dist (the corpus's moves from the position) or played (the move alone).
+    #[arg(long, default_value = "dist")]
+    policy: crate::stages::export::Policy,
+    /// Positions per chunk file.
+    #[arg(long, default_value_t = 4096)]
+    chunk_positions: usize,
 }
 
 #[derive(Args, Debug)]
@@ -400,6 +418,52 @@ fn convert(a: &ConvertArgs) -> anyhow::Result<i32> {
     Ok(if done.failed.is_empty() { Exit::Ok } else { Exit::SomeUnreadable } as i32)
 }
 
+/// `kibo export`: the leela chunks or the katago npz files from a `kibo run` folder.
+fn export(c: ExportCmd) -> anyhow::Result<i32> {
+    match c {
+        ExportCmd::Leela(a) => {
+            let r = resolve(&a.common, &[], None)?;
+            if !r.out.join("samples").is_dir() {
+                return setup(format!("{} has no samples table: run `kibo run` first", r.out.display()));
+            }
+            let opt =
+                crate::stages::export::leela::LeelaOptions { policy: a.policy, chunk_positions: a.chunk_positions };
+            for (split, n) in crate::stages::export::leela::run(&r.out, &a.to, &opt)? {
+                eprintln!(
+                    "export leela: {split}: {} positions in {} chunks ({} without a winner left out)",
+                    n.positions, n.chunks, n.no_winner
+                );
+            }
+            Ok(Exit::Ok as i32)
+        }
+        ExportCmd::Katago(a) => {
+            if !a.out.join("games").is_dir() || !a.out.join("samples").is_dir() {
+                return setup(format!("{} has no games and samples tables: run `kibo run` first", a.out.display()));
+            }
+            let opt = crate::stages::export_katago::KatagoOptions {
+                to: a.to.clone(),
+                played_policy: a.policy == "played",
+                seed: a.seed,
+                metadata: a.metadata,
+                rows_per_file: a.rows_per_file,
+                memory_mb: a.memory_mb,
+            };
+            let t0 = std::time::Instant::now();
+            let rep = pool(a.threads)?.install(|| crate::stages::export_katago::run(&a.out, &opt))?;
+            eprintln!(
+                "export katago: {} train rows in {} files, {} val rows in {} files, {} counted games, {:.1} s",
+                rep.rows[0],
+                rep.files[0],
+                rep.rows[1],
+                rep.files[1],
+                rep.counted_games,
+                t0.elapsed().as_secs_f64()
+            );
+            Ok(Exit::Ok as i32)
+        }
+    }
+}
+
 /// Parses `std::env::args` and runs; returns the exit code.
 pub fn main_with_args() -> i32 {
     let cli = Cli::parse();
@@ -489,31 +553,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             Ok(Exit::Ok as i32)
         }
         Cmd::Part(c) => part(c),
-        Cmd::Export(ExportCmd::Katago(a)) => {
-            if !a.out.join("games").is_dir() || !a.out.join("samples").is_dir() {
-                return setup(format!("{} has no games and samples tables: run `kibo run` first", a.out.display()));
-            }
-            let opt = crate::stages::export_katago::KatagoOptions {
-                to: a.to.clone(),
-                played_policy: a.policy == "played",
-                seed: a.seed,
-                metadata: a.metadata,
-                rows_per_file: a.rows_per_file,
-                memory_mb: a.memory_mb,
-            };
-            let t0 = std::time::Instant::now();
-            let rep = pool(a.threads)?.install(|| crate::stages::export_katago::run(&a.out, &opt))?;
-            eprintln!(
-                "export katago: {} train rows in {} files, {} val rows in {} files, {} counted games, {:.1} s",
-                rep.rows[0],
-                rep.files[0],
-                rep.rows[1],
-                rep.files[1],
-                rep.counted_games,
-                t0.elapsed().as_secs_f64()
-            );
-            Ok(Exit::Ok as i32)
-        }
+        Cmd::Export(c) => export(c),
         Cmd::Run(a) => {
             let mut r = resolve(&a.common, &a.input, a.licence.as_deref())?;
             if let Some(m) = a.score_check {

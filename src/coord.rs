@@ -111,6 +111,17 @@ pub fn move_texts() -> &'static [(String, String)] {
     })
 }
 
+/// Leela Zero's vertex number of kibo index `i`: `y * 19 + x` with `x` the column and
+/// `y = 0` the **bottom** row (A1 = 0, SGF `aa` = 342), as `SGFTree::string_to_vertex`
+/// and its training chunks number points; a pass stays [`PASS`]. It flips rows, so it is
+/// its own inverse.
+pub fn leela_index(i: u16) -> u16 {
+    match Point::from_index(i) {
+        Some(p) => (N - 1 - p.row as usize) as u16 * N as u16 + p.col as u16,
+        None => i,
+    }
+}
+
 /// Applies board symmetry `s` (0..8) to a point, KataGo's convention
 /// (`SymmetryHelpers::getSymLoc`): bit 0 flips rows (y), bit 1 flips columns (x),
 /// bit 2 transposes; flips are applied first. `s = 0` is the identity.
@@ -212,6 +223,14 @@ pub fn gtp_move(text: &str) -> Option<Move> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn leela_numbers_from_a1() {
+        let at = |sgf: &str| leela_index(sgf_move(sgf).unwrap().index());
+        // A1 (SGF "as") is 0, T1 ("ss") 18, A19 ("aa") 342, T19 ("sa") 360.
+        assert_eq!((at("as"), at("ss"), at("aa"), at("sa"), at("")), (0, 18, 342, 360, PASS));
+        assert!((0..=PASS).all(|i| leela_index(leela_index(i)) == i));
+    }
 
     #[test]
     fn sgf_and_gtp_pinned() {

@@ -22,9 +22,7 @@ pub mod config;
 pub mod coord;
 pub mod dedup;
 pub mod engine;
-pub mod features {
-    pub mod katago;
-}
+pub mod features;
 pub mod formats;
 pub mod game;
 pub mod input;

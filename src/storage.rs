@@ -28,7 +28,7 @@ use parquet::file::writer::SerializedFileWriter;
 use rayon::prelude::*;
 
 /// Version of every table schema kibo writes. Bump on any column change.
-pub const SCHEMA_VERSION: &str = "3";
+pub const SCHEMA_VERSION: &str = "4";
 
 /// One finished shard.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -492,7 +492,7 @@ pub fn read_parquet(
 }
 
 /// [`read_parquet`] of the named top-level `columns` only (all when `None`).
-fn read_parquet_columns(
+pub fn read_parquet_columns(
     dir: &Path,
     kibo_table: bool,
     columns: Option<&[&str]>,

@@ -3,6 +3,7 @@ mod util;
 
 mod dedup;
 mod dumps;
+mod features;
 mod filter;
 mod formats;
 mod house;

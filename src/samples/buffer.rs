@@ -67,6 +67,9 @@ pub struct SampleBuf {
     pub(super) ko: Vec<Option<u16>>,
     pub(super) history: Vec<u16>,
     pub(super) history_off: Vec<u32>,
+    /// `history_captures` values ([`capture_code`]) and their list offsets.
+    pub(super) hcap: Vec<u16>,
+    pub(super) hcap_off: Vec<u32>,
     pub(super) prisoners: Vec<[u16; 2]>,
     pub(super) moves: Vec<u16>,
     /// Dedup key per row (only filled in symmetry mode; else the key is `hash`).
@@ -91,6 +94,20 @@ pub struct SampleBuf {
 
 /// Number of previous moves kept in `history`.
 pub const HISTORY: usize = 8;
+
+/// One value of `history_captures`: point `point` held `old` (0 empty, 1 black, 2 white)
+/// before history move `k` (0 = the most recent) and something else after it (and any
+/// setup before the next move), the point of move `k` itself excepted. Undoing move `k`
+/// is: empty its point, then put `old` back on every such point.
+pub fn capture_code(k: usize, old: u8, point: u16) -> u16 {
+    debug_assert!(k < HISTORY && old < 3 && (point as usize) < NN);
+    ((k as u16) << 11) | ((old as u16) << 9) | point
+}
+
+/// The parts of a [`capture_code`] value: (history index, old cell, point).
+pub fn capture_parts(code: u16) -> (usize, u8, u16) {
+    ((code >> 11) as usize, ((code >> 9) & 3) as u8, code & 511)
+}
 
 impl SampleBuf {
     /// An empty buffer that records what `mode` says.
@@ -125,6 +142,7 @@ impl SampleBuf {
                 self.ko.reserve(rows);
                 self.history.reserve(rows * HISTORY);
                 self.history_off.reserve(rows + 1);
+                self.hcap_off.reserve(rows + 1);
                 self.prisoners.reserve(rows);
                 // Dedup columns (kept buffers): most positions were played once, one
                 // move in their distribution.
@@ -192,8 +210,13 @@ impl SampleBuf {
     /// A new buffer with rows `idx` (increasing) only.
     pub fn select(&self, idx: &[usize]) -> SampleBuf {
         self.assert_hashed();
-        let mut o =
-            SampleBuf { mode: self.mode, games: self.games.clone(), history_off: vec![0], ..Default::default() };
+        let mut o = SampleBuf {
+            mode: self.mode,
+            games: self.games.clone(),
+            history_off: vec![0],
+            hcap_off: vec![0],
+            ..Default::default()
+        };
         o.copy_runs(self, idx, None);
         o
     }
@@ -201,9 +224,7 @@ impl SampleBuf {
     /// game `game` here (`None`: the game each row has in `src`). Runs of consecutive
     /// rows are copied as slices, column by column.
     fn copy_runs(&mut self, src: &SampleBuf, idx: &[usize], game: Option<u32>) {
-        if self.history_off.is_empty() {
-            self.history_off.push(0);
-        }
+        self.start_lists();
         let mut j = 0;
         while j < idx.len() {
             let a = idx[j];
@@ -240,6 +261,10 @@ impl SampleBuf {
             let base = self.history.len() as u32;
             self.history.extend_from_slice(&src.history[h0..h1]);
             self.history_off.extend(src.history_off[a + 1..=b].iter().map(|&o| o - h0 as u32 + base));
+            let (c0, c1) = (src.hcap_off[a] as usize, src.hcap_off[b] as usize);
+            let base = self.hcap.len() as u32;
+            self.hcap.extend_from_slice(&src.hcap[c0..c1]);
+            self.hcap_off.extend(src.hcap_off[a + 1..=b].iter().map(|&o| o - c0 as u32 + base));
             self.prisoners.extend_from_slice(&src.prisoners[a..b]);
             if !src.infl_counts.is_empty() {
                 self.infl_areas.extend_from_slice(&src.infl_areas[a * NN..b * NN]);
@@ -302,8 +327,26 @@ impl SampleBuf {
     pub fn begin_game(&mut self, g: GameInfo) {
         self.games.push(g);
     }
-    /// Adds one sample. `history` = previous moves, most recent first (at most [`HISTORY`]).
-    pub fn push(&mut self, cells: &[u8; NN], s: SampleMove, history: &[u16], tags: Option<(u32, u16, u16)>) {
+    /// Pushes the first offset of each list column, once.
+    pub(super) fn start_lists(&mut self) {
+        if self.history_off.is_empty() {
+            self.history_off.push(0);
+        }
+        if self.hcap_off.is_empty() {
+            self.hcap_off.push(0);
+        }
+    }
+    /// Adds one sample. `history` = previous moves, most recent first (at most
+    /// [`HISTORY`]); `captures` = what they changed besides their own point, as
+    /// [`capture_code`] values.
+    pub fn push(
+        &mut self,
+        cells: &[u8; NN],
+        s: SampleMove,
+        history: &[u16],
+        captures: &[u16],
+        tags: Option<(u32, u16, u16)>,
+    ) {
         if let Some(t) = tags {
             self.tags.push(t);
         }
@@ -327,11 +370,11 @@ impl SampleBuf {
         self.boards.extend_from_slice(cells);
         self.to_play.push(s.to_play);
         self.ko.push(s.ko_point);
-        if self.history_off.is_empty() {
-            self.history_off.push(0);
-        }
+        self.start_lists();
         self.history.extend_from_slice(&history[..history.len().min(HISTORY)]);
         self.history_off.push(self.history.len() as u32);
+        self.hcap.extend_from_slice(captures);
+        self.hcap_off.push(self.hcap.len() as u32);
         self.prisoners.push(s.prisoners);
     }
     fn push_encoding(&mut self, cells: &[u8; NN], s: SampleMove) {
@@ -361,12 +404,13 @@ impl SampleBuf {
         self.boards.append(&mut o.boards);
         self.to_play.append(&mut o.to_play);
         self.ko.append(&mut o.ko);
-        if self.history_off.is_empty() {
-            self.history_off.push(0);
-        }
+        self.start_lists();
         let hbase = self.history.len() as u32;
         self.history.append(&mut o.history);
         self.history_off.extend(o.history_off.iter().skip(1).map(|x| x + hbase));
+        let cbase = self.hcap.len() as u32;
+        self.hcap.append(&mut o.hcap);
+        self.hcap_off.extend(o.hcap_off.iter().skip(1).map(|x| x + cbase));
         self.prisoners.append(&mut o.prisoners);
         self.moves.append(&mut o.moves);
         self.keys.append(&mut o.keys);

@@ -177,6 +177,10 @@ pub static COLUMNS: &[Column] = &[
         let values = Arc::new(UInt16Array::from(std::mem::take(&mut p.b.history)));
         Arc::new(ListArray::new(item(T::UInt16), offsets(&p.b.history_off), values, None))
     }),
+    col!("history_captures", list(T::UInt16), false, Plain, dict: false, stats: false, |p| {
+        let values = Arc::new(UInt16Array::from(std::mem::take(&mut p.b.hcap)));
+        Arc::new(ListArray::new(item(T::UInt16), offsets(&p.b.hcap_off), values, None))
+    }),
     col!("prisoners_black", T::UInt16, false, Plain, dict: false, stats: true, |p| {
         p.rows(UInt16Builder::with_capacity(p.n), |b, i| b.append_value(p.b.prisoners[i][0]))
     }),
@@ -356,9 +360,7 @@ impl SampleBuf {
     /// a copy.
     pub fn into_batch(mut self) -> RecordBatch {
         self.assert_hashed();
-        if self.history_off.is_empty() {
-            self.history_off.push(0);
-        }
+        self.start_lists();
         let n = self.len();
         let game_keys = UInt32Array::from(self.game.clone());
         let move_keys = UInt16Array::from(self.moves.clone());

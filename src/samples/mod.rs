@@ -16,7 +16,7 @@ use crate::coord::NN;
 mod buffer;
 pub mod columns;
 
-pub use buffer::{BufMode, GameInfo, SampleBuf, SampleMove, HISTORY};
+pub use buffer::{capture_code, capture_parts, BufMode, GameInfo, SampleBuf, SampleMove, HISTORY};
 pub use columns::{samples_schema, samples_table_options};
 
 /// Length of the canonical encoding that [`position_hash`] hashes.

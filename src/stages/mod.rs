@@ -2,6 +2,7 @@
 //! (or the archives) and writes its tables atomically.
 pub mod card;
 pub mod convert;
+pub mod export;
 pub mod export_katago;
 pub mod filter;
 pub mod inspect;

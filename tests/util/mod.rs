@@ -101,6 +101,7 @@ pub struct SampleRow {
     pub to_play: u8,
     pub ko_point: Option<u16>,
     pub history: Vec<u16>,
+    pub history_captures: Vec<u16>,
     pub prisoners_black: u16,
     pub prisoners_white: u16,
     /// Column `move`: the answer as a point index, 361 = pass.
@@ -138,7 +139,7 @@ pub struct SampleRow {
 }
 
 /// The columns [`SampleRow`] reads, in schema order.
-pub const SAMPLE_COLUMNS: [&str; 42] = [
+pub const SAMPLE_COLUMNS: [&str; 43] = [
     "game_id",
     "source",
     "game_index",
@@ -148,6 +149,7 @@ pub const SAMPLE_COLUMNS: [&str; 42] = [
     "to_play",
     "ko_point",
     "history",
+    "history_captures",
     "prisoners_black",
     "prisoners_white",
     "move",
@@ -238,6 +240,8 @@ fn sample_rows(b: &arrow_array::RecordBatch, v: &mut Vec<SampleRow>) {
     let ko_point = col::<Prim<UInt16Type>>(b, "ko_point");
     let history = col::<ListArray>(b, "history");
     let history_items = items::<Prim<UInt16Type>>(history, "history");
+    let history_captures = col::<ListArray>(b, "history_captures");
+    let history_captures_items = items::<Prim<UInt16Type>>(history_captures, "history_captures");
     let prisoners_black = col::<Prim<UInt16Type>>(b, "prisoners_black");
     let prisoners_white = col::<Prim<UInt16Type>>(b, "prisoners_white");
     let mv = col::<Prim<UInt16Type>>(b, "move");
@@ -288,6 +292,9 @@ fn sample_rows(b: &arrow_array::RecordBatch, v: &mut Vec<SampleRow>) {
             to_play: to_play.value(present(to_play, "to_play", i)),
             ko_point: opt(ko_point, i).map(|i| ko_point.value(i)),
             history: history_items.values()[range(history, present(history, "history", i))].to_vec(),
+            history_captures: history_captures_items.values()
+                [range(history_captures, present(history_captures, "history_captures", i))]
+            .to_vec(),
             prisoners_black: prisoners_black.value(present(prisoners_black, "prisoners_black", i)),
             prisoners_white: prisoners_white.value(present(prisoners_white, "prisoners_white", i)),
             mv: mv.value(present(mv, "move", i)),

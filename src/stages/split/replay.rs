@@ -1,8 +1,9 @@
 /*!
 One game into samples: [`game_samples`] replays a [`GameRow`] through
 [`crate::replay::replay`] with a [`SampleVisitor`] that records, for every eligible
-move, the position before it (board, side to move, ko point, history, prisoners), the
-move and its tags, then applies the sampling policy ([`super::policy`]).
+move, the position before it (board, side to move, ko point, history and what each
+history move captured, prisoners), the move and its tags, then applies the sampling
+policy ([`super::policy`]).
 */
 
 use std::sync::Arc;
@@ -13,7 +14,7 @@ use crate::coord::NN;
 use crate::engine::{Board, Rules};
 use crate::game::GameRow;
 use crate::replay::{replay, Refusal, ReplayRules, Step, Visitor};
-use crate::samples::{BufMode, GameInfo, SampleBuf, SampleMove, HISTORY};
+use crate::samples::{capture_code, BufMode, GameInfo, SampleBuf, SampleMove, HISTORY};
 use crate::tactics::{PendingTags, Tagger, TAG_NAMES};
 
 use super::policy::{self, Dropped};
@@ -57,6 +58,14 @@ struct SampleVisitor<'a> {
     cells: [u8; NN],
     played: Vec<u16>,
     recent: [u16; HISTORY],
+    /// What each move changed besides its own point (captures; mid-game setup before the
+    /// next move): `changes[change_off[t]..change_off[t + 1]]` for move `t`, as
+    /// `(old cell << 9) | point`.
+    changes: Vec<u16>,
+    change_off: Vec<u32>,
+    /// The cells before the previous move (`None` before the first).
+    prev_cells: Option<[u8; NN]>,
+    captures: Vec<u16>,
     tag_counts: TagCounts,
 }
 
@@ -66,13 +75,25 @@ impl Visitor for SampleVisitor<'_> {
         let ko = if board.ko_color() == Some(s.color) { board.ko_point().map(|p| p.index()) } else { None };
         // The tags need S and S′: half of them now, half after the move (no board copy).
         self.pending = self.tagger.as_mut().map(|t| t.before_move(board, s.color, s.mv));
+        let full = matches!(self.mode, BufMode::Full | BufMode::NoHash);
+        if full {
+            self.record_changes(board);
+        }
         if !self.keep[s.index] {
             return;
         }
-        board.cells(&mut self.cells);
+        if !full {
+            board.cells(&mut self.cells);
+        }
         let k = self.played.len().min(HISTORY);
+        self.captures.clear();
         for (j, slot) in self.recent.iter_mut().take(k).enumerate() {
-            *slot = self.played[self.played.len() - 1 - j];
+            let t = self.played.len() - 1 - j;
+            *slot = self.played[t];
+            if full {
+                let c = &self.changes[self.change_off[t] as usize..self.change_off[t + 1] as usize];
+                self.captures.extend(c.iter().map(|&v| capture_code(j, (v >> 9) as u8, v & 511)));
+            }
         }
         let clamp = |c: Color| board.prisoners(c).min(u16::MAX as u32) as u16;
         let sm = SampleMove {
@@ -82,7 +103,7 @@ impl Visitor for SampleVisitor<'_> {
             mv: s.mv,
             prisoners: [clamp(Color::Black), clamp(Color::White)],
         };
-        let infl = (self.cfg.influence && matches!(self.mode, BufMode::Full | BufMode::NoHash))
+        let infl = (self.cfg.influence && full)
             .then(|| crate::scoring::influence_areas(&crate::scoring::influence(board), self.cfg.influence_threshold));
         self.sample = Some((sm, k, infl));
     }
@@ -97,12 +118,30 @@ impl Visitor for SampleVisitor<'_> {
             (tg.mask, tg.capture_size, tg.self_atari_size)
         });
         if let Some((sm, k, infl)) = self.sample.take() {
-            self.buf.push(&self.cells, sm, &self.recent[..k], tags);
+            self.buf.push(&self.cells, sm, &self.recent[..k], &self.captures, tags);
             if let Some(areas) = infl {
                 self.buf.push_influence(&areas);
             }
         }
         self.played.push(s.mv.index());
+    }
+}
+
+impl SampleVisitor<'_> {
+    /// Reads the cells now (before this move) into `cells` and records what the previous
+    /// move changed besides its own point, from the cells before it; then keeps these.
+    fn record_changes(&mut self, board: &Board) {
+        board.cells(&mut self.cells);
+        if let Some(prev) = &self.prev_cells {
+            let own = self.played.last().copied().unwrap_or(NN as u16);
+            for (p, (&a, &b)) in prev.iter().zip(self.cells.iter()).enumerate() {
+                if a != b && p as u16 != own {
+                    self.changes.push(((a as u16) << 9) | p as u16);
+                }
+            }
+            self.change_off.push(self.changes.len() as u32);
+        }
+        self.prev_cells = Some(self.cells);
     }
 }
 
@@ -147,6 +186,10 @@ pub fn game_samples(g: &GameRow, cfg: &SplitConfig, seed: u64, mode: BufMode) ->
         cells: [0; NN],
         played: Vec::with_capacity(g.moves.len()),
         recent: [0; HISTORY],
+        changes: Vec::new(),
+        change_off: vec![0],
+        prev_cells: None,
+        captures: Vec::with_capacity(16),
         tag_counts: [0; TAG_NAMES.len() + 1],
     };
     let result = replay(g, &replay_rules(cfg), &mut v);

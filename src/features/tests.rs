@@ -1,0 +1,177 @@
+use super::*;
+use crate::config::SplitConfig;
+use crate::coord::NN;
+use crate::engine::{Board, Rules};
+use crate::game::GameRow;
+use crate::samples::BufMode;
+use crate::samples::{capture_parts, HISTORY};
+
+fn row(sgf: &str) -> GameRow {
+    let g = crate::sgf::read_games(sgf.as_bytes()).games.remove(0).expect("the game reads");
+    GameRow::from_record(&g, "t", "t.sgf", None, &[])
+}
+
+/// The board before every move of `g`, by playing it on the engine's board directly
+/// (setup, mid-game setup, moves): independent of the split stage's visitor.
+pub(crate) fn boards_by_replay(g: &GameRow, rules: &Rules) -> Vec<[u8; NN]> {
+    let mut b = Board::new();
+    for (pts, v) in [(&g.setup_black, 1), (&g.setup_white, 2)] {
+        for &p in pts {
+            b.set_stone(p, v).unwrap();
+        }
+    }
+    let mut out = Vec::new();
+    for (i, m) in g.moves.iter().enumerate() {
+        for s in g.mid_setup.iter().filter(|s| s.before_move as usize == i) {
+            for (pts, v) in [(&s.black, 1), (&s.white, 2), (&s.empty, 0)] {
+                for &p in pts {
+                    b.set_stone(p, v).unwrap();
+                }
+            }
+        }
+        let mut cells = [0u8; NN];
+        b.cells(&mut cells);
+        out.push(cells);
+        b.play(m.color, m.mv, rules).unwrap();
+    }
+    out
+}
+
+/// Every sample of `g`, as positions.
+fn positions(g: &GameRow, cfg: &SplitConfig) -> Vec<Position> {
+    let s = crate::stages::split::game_samples(g, cfg, 1, BufMode::Full).unwrap();
+    let batch = s.samples.into_batch();
+    let mut v = Vec::new();
+    positions_of_batch(&batch, &mut Position::default(), |p| {
+        v.push(p.clone());
+        Ok(())
+    })
+    .unwrap();
+    v
+}
+
+/// The rebuilt boards of every position equal the replay's, as far back as the history goes.
+fn check_rebuilt(g: &GameRow, ps: &[Position], want: &[[u8; NN]]) -> usize {
+    let mut checked = 0;
+    for p in ps {
+        let i = p.move_number as usize - 1;
+        assert_eq!(p.history_len, i.min(HISTORY));
+        for k in 0..=p.history_len {
+            let got = p.board_before(k).unwrap();
+            assert!(got == &want[i - k], "{}: move {}, board {k} before differs", g.source_file, p.move_number);
+            checked += 1;
+        }
+        assert!(p.board_before(p.history_len + 1).is_none());
+    }
+    checked
+}
+
+/// A capture, a pass, a mid-game setup (a stone added, one removed), a multi-stone
+/// suicide and a recapture on the same point.
+const TRICKY: &str = "(;GM[1]FF[4]SZ[19]KM[6.5]\
+    ;B[aa];W[ba];B[dd];W[ab];B[];W[dp]\
+    ;AB[pp]AE[dd]\
+    ;B[ra];W[qa];B[sa];W[rb];B[jj];W[sc];B[sb];W[pd];B[qq];W[dq];B[jk];W[dr])";
+
+#[test]
+fn earlier_boards_are_rebuilt_through_captures_passes_setup_and_suicide() {
+    let g = row(TRICKY);
+    assert_eq!(g.mid_setup.len(), 1);
+    let cfg = SplitConfig { allow_multi_stone_suicide: true, ..SplitConfig::default() };
+    let want = boards_by_replay(&g, &Rules { multi_stone_suicide: true });
+    let ps = positions(&g, &cfg);
+    assert_eq!(ps.len(), g.moves.len());
+    // Move 14 (W pd) follows the suicide of B ra, sa, sb (move 13): three black stones
+    // come back when move 13 is undone, besides its own point.
+    let p = &ps[13];
+    let back: Vec<(usize, u8, u16)> = p.history_captures.iter().map(|&c| capture_parts(c)).collect();
+    let (ra, sa) = (17u16, 18u16);
+    assert!(back.contains(&(0, 1, ra)) && back.contains(&(0, 1, sa)), "{back:?}");
+    assert!(check_rebuilt(&g, &ps, &want) > 100);
+}
+
+#[test]
+fn every_row_of_the_embedded_sample_rebuilds_its_earlier_boards() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/kombilo");
+    let cfg = SplitConfig::default();
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    let (mut games, mut checked, mut captures) = (0, 0, 0);
+    for f in files {
+        let bytes = std::fs::read(&f).unwrap();
+        for g in crate::sgf::read_games(&bytes).games.into_iter().flatten() {
+            let g = GameRow::from_record(&g, "kombilo", &f.to_string_lossy(), None, &[]);
+            let Ok(s) = crate::stages::split::game_samples(&g, &cfg, 1, BufMode::Full) else { continue };
+            let mut ps = Vec::new();
+            positions_of_batch(&s.samples.into_batch(), &mut Position::default(), |p| {
+                ps.push(p.clone());
+                Ok(())
+            })
+            .unwrap();
+            captures += ps.iter().filter(|p| !p.history_captures.is_empty()).count();
+            checked += check_rebuilt(&g, &ps, &boards_by_replay(&g, &Rules::default()));
+            games += 1;
+        }
+    }
+    assert!(games >= 35 && checked > 50_000 && captures > 1_000, "{games} games, {checked} boards, {captures}");
+}
+
+#[test]
+fn registry_finds_each_set_by_name() {
+    for s in sets() {
+        assert!(std::ptr::eq(by_name(s.name).unwrap(), *s));
+    }
+    assert!(by_name("leela-18").is_some_and(|s| s.spatial == 18 && s.global == 0));
+    assert!(by_name("no-such-set").is_none());
+}
+
+#[test]
+fn leela_planes_follow_the_side_to_move_and_pad_with_zeros() {
+    let g = row(TRICKY);
+    let ps = positions(&g, &SplitConfig { allow_multi_stone_suicide: true, ..SplitConfig::default() });
+    let set = by_name("leela-18").unwrap();
+    let mut planes = vec![9u8; set.spatial * NN];
+    // Move 4 (W ab): white to move; boards: now, 1, 2, 3 moves before, then zeros.
+    let p = &ps[3];
+    (set.encode)(p, &mut planes, &mut []);
+    let at = |ch: usize, pt: usize| planes[ch * NN + pt];
+    let (aa, ba, dd) = (0, 1, 3 * 19 + 3);
+    assert_eq!((at(0, ba), at(8, aa), at(8, dd)), (1, 1, 1)); // own = white now
+    assert_eq!((at(1, ba), at(9, aa), at(9, dd)), (1, 1, 0)); // one move before: no dd
+    assert_eq!((at(2, ba), at(10, aa)), (0, 1));
+    assert!(planes[3 * NN..8 * NN].iter().chain(&planes[11 * NN..16 * NN]).all(|&v| v == 0));
+    assert!(planes[16 * NN..17 * NN].iter().all(|&v| v == 0) && planes[17 * NN..].iter().all(|&v| v == 1));
+}
+
+#[test]
+fn alphago_planes_are_one_hot_where_defined_and_see_captures() {
+    let g = row(TRICKY);
+    let ps = positions(&g, &SplitConfig { allow_multi_stone_suicide: true, ..SplitConfig::default() });
+    let set = by_name("alphago-48").unwrap();
+    assert_eq!((set.spatial, set.global), (48, 0));
+    let mut planes = vec![9u8; set.spatial * NN];
+    for p in &ps {
+        (set.encode)(p, &mut planes, &mut []);
+        let at = |ch: usize, pt: usize| planes[ch * NN + pt];
+        let block = |from: usize, pt: usize| (from..from + 8).map(|ch| at(ch, pt) as u32).sum::<u32>();
+        for pt in 0..NN {
+            assert_eq!(at(0, pt) + at(1, pt) + at(2, pt), 1);
+            assert_eq!((at(3, pt), at(47, pt)), (1, 0));
+            let stone = p.board[pt] != 0;
+            assert_eq!(block(4, pt), stone as u32, "one age per stone");
+            assert_eq!(block(12, pt), stone as u32, "one liberty count per stone");
+            // A legal move has one capture size and one liberty count after it.
+            assert_eq!(block(20, pt), block(36, pt));
+            assert!(block(28, pt) <= block(36, pt) && at(46, pt) <= block(36, pt) as u8);
+        }
+    }
+    // Move 4: white at ab captures the black stone at aa (1 stone), and is the last
+    // Black's aa was played 2 moves before the last (dd), white's ba 1 before; aa has 1 liberty.
+    let p = &ps[3];
+    (set.encode)(p, &mut planes, &mut []);
+    let at = |ch: usize, pt: usize| planes[ch * NN + pt];
+    let (aa, ab, ba, dd) = (0, 19, 1, 3 * 19 + 3);
+    assert_eq!((at(21, ab), at(20, ab)), (1, 0), "ab captures one stone");
+    assert_eq!((at(4 + 2, aa), at(4, dd), at(4 + 1, ba)), (1, 1, 1), "ages of aa, dd, ba");
+    assert_eq!(at(12, aa), 1, "aa in atari");
+}

@@ -1,0 +1,59 @@
+"""The `kibo` Python package (kibo-py/, built into the venv by `make venv`): its planes
+equal `kibo export leela`'s bit for bit, two DataLoader workers read every train row
+exactly once, and a batch's symmetry moves planes and policy together."""
+import subprocess
+
+import numpy as np
+import polars as pl
+import torch.utils.data
+
+import kibo as kibo_py  # the package (`kibo` is the binary's fixture)
+import kibo.torch as kibo_torch
+
+from test_export_leela import ROOT, parse_chunk
+
+
+def test_features_equal_the_leela_export_bit_for_bit(kibo, sample_out, tmp_path):
+    subprocess.run([kibo, "export", "leela", "--out", str(sample_out), "--to", str(tmp_path), "-q"], cwd=ROOT, check=True)
+    table = pl.read_parquet(f"{sample_out}/samples/part-train-*.parquet")
+    assert {"leela-18", "alphago-48"} <= set(kibo_py.feature_sets())
+    spatial, glob = kibo_py.features(table, "leela-18")
+    assert spatial.shape == (table.height, 18, 19, 19) and glob.shape == (table.height, 0)
+    index = {(g, m): i for i, (g, m) in enumerate(zip(table["game_id"], table["move_number"]))}
+    # Leela Zero's bit v is kibo's point leela_index(v): rows flipped.
+    flip = np.array([(18 - v // 19) * 19 + v % 19 for v in range(361)])
+    n = 0
+    for chunk in sorted((tmp_path / "train").glob("*.gz")):
+        rows = pl.read_csv(str(chunk).replace(".gz", ".rows.tsv"), separator="\t")
+        for (planes, stm, _, _), g, m in zip(parse_chunk(chunk), rows["game_id"], rows["move_number"]):
+            mine = spatial[index[(g, m)]].reshape(18, 361)
+            assert (mine[:16, flip] == planes).all(), (g, m)
+            assert (mine[16 + stm] == 1).all() and (mine[17 - stm] == 0).all()
+            n += 1
+    assert n > 3000
+
+
+def test_two_workers_cover_every_train_row_once(sample_out):
+    ds = kibo_torch.ShardDataset(sample_out, split="train", features="leela-18", shuffle_buffer=1000, seed=3,
+                                 batch_size=128)
+    dl = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=2)
+    seen = [(g, int(m)) for b in dl for g, m in zip(b["game_id"], b["move_number"])]
+    train = pl.read_parquet(f"{sample_out}/samples/part-train-*.parquet")
+    want = sorted(zip(train["game_id"], train["move_number"]))
+    assert len(seen) == len(set(seen)) and sorted(seen) == want
+
+
+def test_symmetries_keep_the_policy_on_its_stone(sample_out):
+    args = dict(split="train", features="leela-18", shuffle_buffer=500, seed=5, batch_size=64, policy="played")
+    plain = list(kibo_torch.ShardDataset(sample_out, symmetries=False, **args))
+    turned = list(kibo_torch.ShardDataset(sample_out, symmetries=True, **args))
+    assert len(plain) == len(turned) and {b["symmetry"] for b in turned} != {0}
+    for a, b in zip(plain, turned):
+        assert a["game_id"] == b["game_id"]
+        sp, pol = kibo_torch.apply_symmetry(a["spatial"], a["policy"], b["symmetry"])
+        assert (sp == b["spatial"]).all() and (pol == b["policy"]).all()
+        # The move played is on an empty point of the board now, in the turned frame too.
+        moves = b["policy"].argmax(1)
+        on_board = moves < 361
+        stones = (b["spatial"][:, 0] + b["spatial"][:, 8]).reshape(len(moves), 361)
+        assert (stones[on_board, moves[on_board]] == 0).all()
