@@ -23,6 +23,9 @@ pub mod ngf;
 pub mod ugf;
 mod write;
 
+/// SGF text with `\` and `]` escaped.
+pub use write::esc as escape_text;
+
 #[cfg(test)]
 mod tests;
 

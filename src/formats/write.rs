@@ -5,8 +5,8 @@ use std::fmt::Write;
 use crate::coord::Point;
 use crate::sgf::{GameRecord, ResultKind};
 
-/// `\` and `]` escaped, as SGF text values need.
-fn esc(s: &str) -> String {
+/// `\` and `]` escaped, as SGF text values need (also the one-line dumps' SGF).
+pub fn esc(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
     for c in s.chars() {
         if c == '\\' || c == ']' {

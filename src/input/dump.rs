@@ -312,18 +312,6 @@ impl DumpIndex {
     }
 }
 
-/// SimpleText with `\` and `]` escaped.
-fn escape(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
-        if c == '\\' || c == ']' {
-            o.push('\\');
-        }
-        o.push(c);
-    }
-    o
-}
-
 /// Komi 6.5 where a Tygem record has none (docs/reading.md, "One-line dumps").
 pub const TYGEM_KOMI: &str = "6.5";
 
@@ -331,17 +319,17 @@ pub const TYGEM_KOMI: &str = "6.5";
 /// document, with the quirks of the join.
 pub fn to_sgf(id: &str, moves: &[u8], entry: Option<&IndexEntry>) -> (Vec<u8>, Vec<&'static str>) {
     let mut quirks = Vec::new();
-    let mut root = format!("(;GM[1]FF[4]CA[UTF-8]SZ[19]GN[{}]", escape(id));
+    let mut root = format!("(;GM[1]FF[4]CA[UTF-8]SZ[19]GN[{}]", crate::formats::escape_text(id));
     match entry {
         None => quirks.push("dump_no_index_entry"),
         Some(e) => {
             for (p, v) in [("PB", &e.black), ("PW", &e.white), ("RE", &e.result), ("DT", &e.date)] {
                 if !v.is_empty() {
-                    root.push_str(&format!("{p}[{}]", escape(v)));
+                    root.push_str(&format!("{p}[{}]", crate::formats::escape_text(v)));
                 }
             }
             match (&e.komi, e.layout) {
-                (Some(k), _) => root.push_str(&format!("KM[{}]", escape(k))),
+                (Some(k), _) => root.push_str(&format!("KM[{}]", crate::formats::escape_text(k))),
                 (None, Layout::Tygem) => {
                     root.push_str(&format!("KM[{TYGEM_KOMI}]"));
                     quirks.push("dump_komi_assumed");
