@@ -13,12 +13,14 @@
 //! stay in phase 0, as in features.py) and superko bans in channel 6.
 
 mod area;
+mod of_row;
 
 use crate::coord::{Move, Point, NN};
 use crate::engine::{Board, Color};
 use crate::tactics::LadderSearch;
 
 pub use area::Area;
+pub use of_row::KATAGO_V7;
 
 /// Spatial channels.
 pub const SPATIAL: usize = 22;
@@ -178,8 +180,11 @@ pub fn handicap_stones(setup_black: u32, setup_white: u32, leading_black: u32) -
 /// Everything a `katago-v7` row is computed from.
 #[derive(Clone, Copy, Debug)]
 pub struct V7Position<'a> {
-    /// The position the move is played in (its simple-ko point included).
+    /// The position the move is played in.
     pub board: &'a Board,
+    /// Its simple-ko point (channel 6): [`Board::ko_point`] when the board came from a
+    /// replay.
+    pub ko: Option<Point>,
     /// The boards one and two moves before (`None` before the game's start).
     pub prev: [Option<&'a Board>; 2],
     /// The side to move.
@@ -247,7 +252,7 @@ impl V7Encoder {
         let pla = pos.to_play;
         let opp = pla.opponent();
         self.stones_and_liberties(board, pla, row);
-        if let Some(k) = board.ko_point() {
+        if let Some(k) = pos.ko {
             row.set(6, k.index() as usize);
         }
         let included = history(pos, row);
@@ -477,6 +482,7 @@ mod tests {
         let recent = [(Color::Black, Move::Play(pt("pd")))];
         let pos = V7Position {
             board: &b,
+            ko: None,
             prev: [Some(&before), None],
             to_play: Color::White,
             recent: &recent,

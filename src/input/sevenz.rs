@@ -285,4 +285,57 @@ mod tests {
         all.read_to_string(&mut s).unwrap();
         assert_eq!(s, "002");
     }
+
+    /// Damaged archives end: bytes overwritten anywhere (directory intact or not) and
+    /// cuts anywhere, through both readers, all within a minute (a decoder that spins on
+    /// damaged data would hang the walk of a whole corpus).
+    #[test]
+    fn damaged_archives_end() {
+        let texts: Vec<(String, Vec<u8>)> = (0..24)
+            .map(|i| {
+                (
+                    format!("{i:02}.sgf"),
+                    format!("(;GM[1]SZ[19]C[{}];B[pd];W[dp])", "ab".repeat(50 + 40 * i)).into_bytes(),
+                )
+            })
+            .collect();
+        let files: Vec<(&str, &[u8])> = texts.iter().map(|(n, d)| (n.as_str(), d.as_slice())).collect();
+        let archives =
+            [super::super::tests::sevenz_bytes(&files, false), super::super::tests::sevenz_bytes(&files, true)];
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+            let mut rnd = move || {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as usize
+            };
+            let mut cases = 0;
+            for a in &archives {
+                for _ in 0..200 {
+                    let mut b = a.clone();
+                    let at = 6 + rnd() % (b.len() - 6);
+                    for v in b.iter_mut().skip(at).take(1 + rnd() % 32) {
+                        *v = rnd() as u8;
+                    }
+                    if rnd() % 2 == 0 {
+                        b.truncate(at + rnd() % (b.len() - at));
+                    }
+                    let _ = for_each_member(std::io::Cursor::new(&b), &mut |_, _, r| {
+                        let _ = std::io::copy(r, &mut std::io::sink());
+                        Next::Go
+                    });
+                    let _ = recover(std::io::Cursor::new(&b), 1 << 20, &mut |_, r| {
+                        let _ = std::io::copy(r, &mut std::io::sink());
+                        Next::Go
+                    });
+                    cases += 1;
+                }
+            }
+            let _ = tx.send(cases);
+        });
+        let done = rx.recv_timeout(std::time::Duration::from_secs(60));
+        assert_eq!(done, Ok(400), "a damaged archive did not end within a minute (or a reader panicked)");
+    }
 }

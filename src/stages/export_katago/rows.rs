@@ -189,6 +189,7 @@ impl Encode<'_, '_> {
         let recent: Vec<(Color, Move)> = before.iter().rev().take(5).map(|m| (m.color, m.mv)).collect();
         let pos = V7Position {
             board,
+            ko: board.ko_point(),
             prev: [self.prev[0].as_ref(), self.prev[1].as_ref()],
             to_play: step.color,
             recent: &recent,

@@ -1,0 +1,110 @@
+/*!
+`katago-v7` as a registered [`FeatureSet`]: the same [`V7Encoder`] rows as the npz export
+(`kibo export katago`), computed from one samples row alone ([`Position`]) instead of a
+replay of its game. Each input the encoder needs is read off the row:
+
+* the board now and the boards one and two moves before: `board` and the boards
+  [`Position::rebuild`] restores; the ko point of channel 6: `ko_point`. (The ladder
+  search ignores a ko ban at its root, so the earlier boards need none.)
+* the colours of the recent moves: a stone's colour is the one on its point right after
+  it; a pass (or a stone its own move removed: suicide) alternates from the move after
+  it, the side to move's opponent for the latest;
+* the stones placed by each side (territory-rules komi chilling): its stones on the board
+  plus the ones the other side captured (`prisoners_*`, suicide included, as the replay
+  counts them: setup stones plus moves);
+* the handicap: `handicap` (`HA`) when it is 2 or more, else 0;
+* the rules from `rules` ([`KataRules::from_ru`]), the komi from `komi`, or the default
+  komi of the handicap when it is null.
+
+Where a row cannot tell what the game replay knows, the two may differ: a game whose
+handicap stones are played as the first black moves (the replay counts them one by one,
+the row says `HA` from the start), a setup stone added in mid-game, or two moves in a row
+by one colour. Only the globals move in the first two cases (komi under area rules), and
+the row says so in docs/planes.md; `tests/python/test_kibo_py.py` counts them on the dev
+corpus.
+*/
+
+use std::cell::RefCell;
+
+use super::{KataRules, V7Encoder, V7Position, V7Row, GLOBAL, SPATIAL};
+use crate::coord::{Move, Point, NN, PASS};
+use crate::engine::{Board, Color};
+use crate::features::position::Position;
+use crate::features::set::FeatureSet;
+
+/// KataGo's v7 inputs, from sample rows.
+pub static KATAGO_V7: FeatureSet = FeatureSet { name: "katago-v7", spatial: SPATIAL, global: GLOBAL, encode };
+
+/// One thread's encoder and boards (encoding allocates nothing after the first row).
+#[derive(Default)]
+struct Scratch {
+    enc: V7Encoder,
+    row: V7Row,
+    boards: Vec<Board>,
+    recent: Vec<(Color, Move)>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// See the module docs.
+pub fn encode(pos: &Position, spatial: &mut [u8], global: &mut [f32]) {
+    SCRATCH.with_borrow_mut(|s| {
+        encode_with(s, pos);
+        spatial[..SPATIAL * NN].copy_from_slice(&s.row.spatial);
+        global[..GLOBAL].copy_from_slice(&s.row.global);
+    })
+}
+
+fn color_of(v: u8) -> Color {
+    if v == 2 {
+        Color::White
+    } else {
+        Color::Black
+    }
+}
+
+fn encode_with(s: &mut Scratch, pos: &Position) {
+    let to_play = color_of(pos.to_play);
+    // Boards: now, then one and two moves before while the history reaches.
+    s.boards.clear();
+    for k in 0..3 {
+        let Some(cells) = pos.board_before(k) else { break };
+        // A row's cells are 0/1/2 by construction (the split stage wrote them).
+        s.boards.push(Board::from_cells(cells).unwrap_or_default());
+    }
+    s.recent.clear();
+    let mut next = to_play;
+    for k in 0..pos.history_len.min(5) {
+        let m = pos.history[k];
+        let after = pos.board_before(k).expect("k < history_len");
+        let color = match after.get(m as usize) {
+            Some(&v) if m != PASS && v != 0 => color_of(v),
+            _ => next.opponent(),
+        };
+        let mv = match Point::from_index(m) {
+            Some(p) if m != PASS => Move::Play(p),
+            _ => Move::Pass,
+        };
+        s.recent.push((color, mv));
+        next = color;
+    }
+    let rules = KataRules::from_ru(pos.rules.as_deref());
+    let handicap = if pos.handicap >= 2 { pos.handicap as u32 } else { 0 };
+    let board = &s.boards[0];
+    let stones = |c: Color| board.stone_count(c);
+    let placed = [stones(Color::Black) + pos.prisoners[1] as u32, stones(Color::White) + pos.prisoners[0] as u32];
+    let v7 = V7Position {
+        board,
+        ko: pos.ko_point.and_then(Point::from_index),
+        prev: [s.boards.get(1), s.boards.get(2)],
+        to_play,
+        recent: &s.recent,
+        rules: &rules,
+        komi: pos.komi.unwrap_or_else(|| crate::scoring::default_komi(handicap)),
+        placed,
+        handicap,
+    };
+    s.enc.encode(&v7, &mut s.row);
+}
