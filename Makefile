@@ -171,11 +171,24 @@ fuzz:
 	mkdir -p out $(foreach t,$(FUZZ_TARGETS),fuzz/corpus/$(t)) fuzz/corpus/sgf_reader fuzz/corpus/record_reader
 	if [ -d $(SHARED)/edge ]; then find $(SHARED)/edge -name '*.sgf' -size -64k -exec cp {} fuzz/corpus/sgf_reader/ \; ; fi
 	cp data/kombilo/*.sgf fuzz/corpus/sgf_reader/
+	# archive_reader seeds (first byte: the name, fuzz_targets/archive_reader.rs): a zip, a
+	# tar.gz, a 7z, its two volumes and a cut 7z of embedded games; dump_reader: a dump line
+	# and its index.
+	command -v 7z >/dev/null || { apt-get install -y -q p7zip-full >/dev/null || { apt-get update -q && apt-get install -y -q p7zip-full; }; }
+	rm -rf out/fuzz-seed && mkdir -p out/fuzz-seed && cp data/kombilo/*.sgf out/fuzz-seed/ && ls out/fuzz-seed/*.sgf | head -3 > out/fuzz-seed.list
+	cd out/fuzz-seed && 7z a -bso0 -bsp0 s.7z $$(head -3 ../fuzz-seed.list | xargs -n1 basename) && 7z a -bso0 -bsp0 -v1k v.7z $$(head -3 ../fuzz-seed.list | xargs -n1 basename) \
+	  && python3 -c "import zipfile,tarfile,glob; fs=sorted(glob.glob('*.sgf'))[:3]; z=zipfile.ZipFile('s.zip','w',zipfile.ZIP_DEFLATED); [z.write(f) for f in fs]; z.close(); t=tarfile.open('s.tar.gz','w:gz'); [t.add(f) for f in fs]; t.close()"
+	{ printf '\000'; cat out/fuzz-seed/s.zip; } > fuzz/corpus/archive_reader/seed-zip
+	{ printf '\002'; cat out/fuzz-seed/s.tar.gz; } > fuzz/corpus/archive_reader/seed-targz
+	{ printf '\006'; cat out/fuzz-seed/s.7z; } > fuzz/corpus/archive_reader/seed-7z
+	{ printf '\006'; head -c 3000 out/fuzz-seed/s.7z; } > fuzz/corpus/archive_reader/seed-7z-cut
+	{ printf '\007'; cat out/fuzz-seed/v.7z.001; } > fuzz/corpus/archive_reader/seed-7z-volume
+	printf '7\t;B[pd];W[dp];B[pp];W[dd]\n8\t;B[qd];W[dc]\n\3777\t2016.12.01 10:00\tw7\tb7\tW+R\t4\n' > fuzz/corpus/dump_reader/seed-dump
 	if [ -d $(SHARED)/formats ]; then i=0; for f in $$(find $(SHARED)/formats -type f \( -iname '*.gib*' -o -iname '*.ngf' -o -iname '*.ug[fi]' \)); do \
 	  i=$$((i+1)); case "$$f" in *.gib*) p='\000';; *.[nN][gG][fF]) p='\001';; *) p='\002';; esac; \
 	  { printf "$$p"; cat "$$f"; } > fuzz/corpus/record_reader/seed-$$i; done; fi
 	cd fuzz && for t in $(FUZZ_TARGETS); do \
-	  RUSTC_BOOTSTRAP=1 cargo fuzz run -s none -O $$t corpus/$$t -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 > ../out/fuzz-$$t.log 2>&1 \
+	  RUSTC_BOOTSTRAP=1 cargo fuzz run -s none -O $$t corpus/$$t -- -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 > ../out/fuzz-$$t.log 2>&1 \
 	    || { tail -40 ../out/fuzz-$$t.log; echo "fuzz: $$t FAILED (log: out/fuzz-$$t.log; crash inputs in fuzz/artifacts/$$t)"; exit 1; }; \
 	  echo "fuzz: $$t: $$(grep -o 'Done [0-9]* runs in [0-9]* second(s)' ../out/fuzz-$$t.log), no crash"; \
 	done

@@ -101,6 +101,9 @@ fn a_dump_zip_with_its_index_gives_the_index_players_and_results() {
     let rep = report(&out);
     assert_eq!(rep["filter"]["quirks"]["dump_no_index_entry"], 1, "{}", rep["filter"]["quirks"]);
     assert_eq!(rep["filter"]["quirks"]["dump_move_count_differs"], 1);
+    assert!(g.iter().all(|r| r.format == "dump"), "a dump line's game is format dump");
+    assert_eq!(rep["filter"]["by_format"]["dump"]["games_kept"], 4, "{}", rep["filter"]["by_format"]);
+    assert!(rep["filter"]["by_format"].get("sgf").is_none(), "{}", rep["filter"]["by_format"]);
 }
 
 #[test]

@@ -112,8 +112,9 @@ pub enum Item {
     SgfPart { loc: Location, bytes: Vec<u8>, first_game: u32, base_offset: u64 },
     /// One line of a `.sgfs` file: one game. `line` is 1-based. A line of a one-line
     /// dump comes as the SGF document it makes with its index entry, and `quirks` say
-    /// what the join assumed or found ([`dump::to_sgf`]); empty for `.sgfs`.
-    SgfLine { loc: Location, line: u32, bytes: Vec<u8>, quirks: Vec<&'static str> },
+    /// what the join assumed or found ([`dump::to_sgf`]); empty for `.sgfs`. `dump`: the
+    /// line came from a one-line dump (the games table's format `dump`).
+    SgfLine { loc: Location, line: u32, bytes: Vec<u8>, quirks: Vec<&'static str>, dump: bool },
     /// A file that is not SGF and not an archive: skipped and counted.
     Skipped { loc: Location },
     /// A file or member that could not be read, or the damaged rest of an archive.
@@ -635,9 +636,13 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
                 }
                 Line::Full if buf.iter().all(|b| b.is_ascii_whitespace()) => {}
                 Line::Full if dump => self.dump_line(loc, line, &buf),
-                Line::Full => {
-                    (self.sink)(Item::SgfLine { loc: loc.clone(), line, bytes: buf.clone(), quirks: Vec::new() })
-                }
+                Line::Full => (self.sink)(Item::SgfLine {
+                    loc: loc.clone(),
+                    line,
+                    bytes: buf.clone(),
+                    quirks: Vec::new(),
+                    dump: false,
+                }),
             }
         }
     }
@@ -765,6 +770,7 @@ impl<'a, F: FnMut(Item)> Walker<'a, F> {
                         line: i as u32 + 1,
                         bytes: line.to_vec(),
                         quirks: Vec::new(),
+                        dump: false,
                     });
                 }
             }

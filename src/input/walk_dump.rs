@@ -86,7 +86,7 @@ impl<F: FnMut(Item)> Walker<'_, F> {
         let year = name.and_then(dump::year_of_month).or_else(|| dump::year_of_month(&loc.file));
         let entry = self.index.lookup(Path::new(&loc.file), year, id);
         let (doc, quirks) = dump::to_sgf(id, moves, entry);
-        (self.sink)(Item::SgfLine { loc: loc.clone(), line, bytes: doc, quirks });
+        (self.sink)(Item::SgfLine { loc: loc.clone(), line, bytes: doc, quirks, dump: true });
     }
 
     /// A `*.index` file met by the walk (read before it, [`Walker::build_index`]): its

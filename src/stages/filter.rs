@@ -85,7 +85,7 @@ pub struct FilterReport {
     pub quirks: BTreeMap<String, u64>,
     /// Documents per charset used to decode them.
     pub charsets: BTreeMap<String, u64>,
-    /// Documents and games per record format (`sgf`, `gib`, `ngf`, `ugf`: the reader
+    /// Documents and games per record format (`sgf`, `gib`, `ngf`, `ugf`, `dump`: the reader
     /// that read them).
     #[serde(default)]
     pub by_format: BTreeMap<String, FormatCounts>,
@@ -469,10 +469,11 @@ fn process(
                 _ => loc.clone(),
             };
             // A dump line's quirks (its join with the index) join the reader's. A dump
-            // line is the SGF document its reader made of it: format `sgf`.
-            let joined: &[&'static str] = match item {
-                Item::SgfLine { quirks, .. } => quirks,
-                _ => &[],
+            // line is read as the SGF document its reader made of it, and its games are
+            // format `dump`.
+            let (joined, dump): (&[&'static str], bool) = match item {
+                Item::SgfLine { quirks, dump, .. } => (quirks, *dump),
+                _ => (&[], false),
             };
             let name = loc.member.as_deref().unwrap_or(&loc.file);
             let file = formats::read_document(name, bytes, limits);
@@ -482,11 +483,15 @@ fn process(
                 .iter()
                 .find_map(|g| g.as_ref().ok())
                 .map_or_else(|| formats::Format::of_name(name).as_str(), |g| g.format);
+            let format = if dump { "dump" } else { format };
             let keep_or_reject = |g: sgf::GameRecord| {
                 let mut quirks = g.quirks.names();
                 quirks.extend_from_slice(joined);
                 let mut row = GameRow::from_record(&g, &source.name, &loc.file, loc.member.as_deref(), &quirks);
                 (row.game_index, row.byte_offset) = (row.game_index + first, row.byte_offset + base);
+                if dump {
+                    row.format = format.to_string();
+                }
                 let at = (Some(row.game_index), Some(row.byte_offset));
                 if let Some(v) = filter.check(&row) {
                     return reject(&loc, at.0, at.1, v);
