@@ -63,8 +63,9 @@ def test_katago_features_equal_the_npz_export(katago_data, dev_out):
     """`kibo.features(rows, "katago-v7")` (from sample rows alone) against `kibo export
     katago` (from a replay of each game), every train and val row of the dev corpus.
     The rows may differ only where a row cannot tell what the replay knows
-    (src/features/katago/of_row.rs): the globals of a handicap game whose stones are
-    played as moves, under area rules. Every other plane and global is equal."""
+    (src/features/katago/of_row.rs): the komi globals of a handicap game whose stones
+    are played as moves, or of a game without KM whose setup stones have no HA. Every
+    spatial plane and every other global is equal."""
     assert kibo_py.feature_sets()["katago-v7"] == (22, 19)
     table = pl.read_parquet(dev_out / "samples" / "*.parquet")
     index = {(g, m): i for i, (g, m) in enumerate(zip(table["game_id"], table["move_number"]))}
@@ -82,10 +83,11 @@ def test_katago_features_equal_the_npz_export(katago_data, dev_out):
             assert len(bad) == 0, (f, [(rows["game_id"][int(k)], rows["move_number"][int(k)]) for k in bad[:5]])
             differ = ~(glob == z["globalInputNC"]).all(axis=1)
             for k in np.nonzero(differ)[0]:
-                # Only the komi (5, 18) of a handicap game under area rules.
+                # Only the komi (5, 18): of a handicap game (its stones played as moves), or
+                # of a game without KM (the default komi of setup stones without HA).
                 r = table[take[int(k)]]
                 cols = set(np.nonzero(glob[k] != z["globalInputNC"][k])[0].tolist())
-                assert cols <= {5, 18} and r["handicap"][0] >= 2 and z["globalInputNC"][k, 9] == 0, (
+                assert cols <= {5, 18} and (r["handicap"][0] >= 2 or r["komi"][0] is None), (
                     f, rows["game_id"][int(k)], rows["move_number"][int(k)], cols)
                 global_only += 1
             n += len(take)

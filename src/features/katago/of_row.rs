@@ -4,8 +4,10 @@
 replay of its game. Each input the encoder needs is read off the row:
 
 * the board now and the boards one and two moves before: `board` and the boards
-  [`Position::rebuild`] restores; the ko point of channel 6: `ko_point`. (The ladder
-  search ignores a ko ban at its root, so the earlier boards need none.)
+  [`Position::rebuild`] restores. The board now gets its ko state (channel 6, and the
+  ban the attacker's first working move obeys in channel 17) from the last move played
+  again on the board before it; else from `ko_point`. (The defender's ladder search
+  ignores a ko ban at its root, so the earlier boards need none.)
 * the colours of the recent moves: a stone's colour is the one on its point right after
   it; a pass (or a stone its own move removed: suicide) alternates from the move after
   it, the side to move's opponent for the latest;
@@ -18,10 +20,10 @@ replay of its game. Each input the encoder needs is read off the row:
 
 Where a row cannot tell what the game replay knows, the two may differ: a game whose
 handicap stones are played as the first black moves (the replay counts them one by one,
-the row says `HA` from the start), a setup stone added in mid-game, or two moves in a row
-by one colour. Only the globals move in the first two cases (komi under area rules), and
-the row says so in docs/planes.md; `tests/python/test_kibo_py.py` counts them on the dev
-corpus.
+the row says `HA` from the start), black setup stones without `HA` in a game without
+`KM` (the replay's default komi is the handicap one), a setup stone added in mid-game, or
+two moves in a row by one colour (docs/planes.md, "From sample rows");
+`tests/python/test_kibo_py.py` bounds them on the dev corpus.
 */
 
 use std::cell::RefCell;
@@ -90,6 +92,18 @@ fn encode_with(s: &mut Scratch, pos: &Position) {
         s.recent.push((color, mv));
         next = color;
     }
+    // The board now with its ko state as the replay left it (the attacker's first move in
+    // the working-move search of channel 17 obeys the ko ban): the last move played again
+    // on the board before it, when that gives the row's cells.
+    if let (Some(&(c, mv)), Some(before)) = (s.recent.first(), s.boards.get(1)) {
+        let mut again = before.clone();
+        again.play_unchecked(c, mv);
+        let mut cells = [0u8; NN];
+        again.cells(&mut cells);
+        if cells == pos.board {
+            s.boards[0] = again;
+        }
+    }
     let rules = KataRules::from_ru(pos.rules.as_deref());
     let handicap = if pos.handicap >= 2 { pos.handicap as u32 } else { 0 };
     let board = &s.boards[0];
@@ -97,7 +111,7 @@ fn encode_with(s: &mut Scratch, pos: &Position) {
     let placed = [stones(Color::Black) + pos.prisoners[1] as u32, stones(Color::White) + pos.prisoners[0] as u32];
     let v7 = V7Position {
         board,
-        ko: pos.ko_point.and_then(Point::from_index),
+        ko: board.ko_point().or_else(|| pos.ko_point.and_then(Point::from_index)),
         prev: [s.boards.get(1), s.boards.get(2)],
         to_play,
         recent: &s.recent,
