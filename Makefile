@@ -168,7 +168,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= sgf_reader archive_reader replay record_reader dump_reader
 fuzz:
 	command -v cargo-fuzz >/dev/null || $(CARGO) install cargo-fuzz
-	mkdir -p out $(foreach t,$(FUZZ_TARGETS),fuzz/corpus/$(t)) fuzz/corpus/sgf_reader fuzz/corpus/record_reader
+	mkdir -p out $(foreach t,$(FUZZ_TARGETS),fuzz/corpus/$(t)) $(foreach t,sgf_reader record_reader archive_reader dump_reader,fuzz/corpus/$(t))
 	if [ -d $(SHARED)/edge ]; then find $(SHARED)/edge -name '*.sgf' -size -64k -exec cp {} fuzz/corpus/sgf_reader/ \; ; fi
 	cp data/kombilo/*.sgf fuzz/corpus/sgf_reader/
 	# archive_reader seeds (first byte: the name, fuzz_targets/archive_reader.rs): a zip, a
@@ -181,7 +181,7 @@ fuzz:
 	{ printf '\000'; cat out/fuzz-seed/s.zip; } > fuzz/corpus/archive_reader/seed-zip
 	{ printf '\002'; cat out/fuzz-seed/s.tar.gz; } > fuzz/corpus/archive_reader/seed-targz
 	{ printf '\006'; cat out/fuzz-seed/s.7z; } > fuzz/corpus/archive_reader/seed-7z
-	{ printf '\006'; head -c 3000 out/fuzz-seed/s.7z; } > fuzz/corpus/archive_reader/seed-7z-cut
+	{ printf '\006'; head -c 1000 out/fuzz-seed/s.7z; } > fuzz/corpus/archive_reader/seed-7z-cut
 	{ printf '\007'; cat out/fuzz-seed/v.7z.001; } > fuzz/corpus/archive_reader/seed-7z-volume
 	printf '7\t;B[pd];W[dp];B[pp];W[dd]\n8\t;B[qd];W[dc]\n\3777\t2016.12.01 10:00\tw7\tb7\tW+R\t4\n' > fuzz/corpus/dump_reader/seed-dump
 	if [ -d $(SHARED)/formats ]; then i=0; for f in $$(find $(SHARED)/formats -type f \( -iname '*.gib*' -o -iname '*.ngf' -o -iname '*.ug[fi]' \)); do \
