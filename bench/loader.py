@@ -1,6 +1,6 @@
 """Throughput of kibo's Python side, one process: `kibo.features` alone (the Rust encoder
 through the Arrow C interface) and `kibo.torch.ShardDataset` through a DataLoader with one
-worker (read, encode, shuffle buffer, batch, symmetry), positions per second, per feature
+worker and in the calling process (read, encode, shuffle buffer, batch, symmetry), positions per second, per feature
 set. Prints figures, asserts nothing.
 
     .venv/bin/python bench/loader.py OUT [--sets leela-18,katago-v7] [--positions 200000]
@@ -58,12 +58,14 @@ def main():
     files = sorted(glob.glob(os.path.join(a.out, "samples", "part-train-*.parquet")))
     if not files:
         raise SystemExit(f"no train shards under {a.out}/samples")
-    print("| set | kibo.features (pos/s) | ShardDataset, 1 worker (pos/s) |")
-    print("|---|---|---|")
+    print("| set | kibo.features (pos/s) | ShardDataset in-process (pos/s) | ShardDataset, 1 DataLoader worker (pos/s) |")
+    print("|---|---|---|---|")
     for name in a.sets.split(","):
         n1, s1 = encode_rate(files, name, a.positions)
-        n2, s2 = loader_rate(a.out, name, a.positions, 1)
-        print(f"| {name} | {n1 / s1:,.0f} ({n1} in {s1:.2f} s) | {n2 / s2:,.0f} ({n2} in {s2:.2f} s) |", flush=True)
+        n2, s2 = loader_rate(a.out, name, a.positions, 0)
+        n3, s3 = loader_rate(a.out, name, a.positions, 1)
+        print(f"| {name} | {n1 / s1:,.0f} ({n1} in {s1:.2f} s) | {n2 / s2:,.0f} ({n2} in {s2:.2f} s) "
+              f"| {n3 / s3:,.0f} ({n3} in {s3:.2f} s) |", flush=True)
 
 
 if __name__ == "__main__":
