@@ -89,6 +89,7 @@ fn encode_all(games: &[Game], enc: &mut V7Encoder, row: &mut V7Row) -> (usize, u
             let recent: Vec<(Color, Move)> = g.moves[..i].iter().rev().take(5).copied().collect();
             let pos = V7Position {
                 board: b,
+                ko: b.ko_point(),
                 prev: [i.checked_sub(1).map(|k| &g.boards[k]), i.checked_sub(2).map(|k| &g.boards[k])],
                 to_play: g.moves[i].0,
                 recent: &recent,
