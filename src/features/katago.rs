@@ -13,14 +13,12 @@
 //! stay in phase 0, as in features.py) and superko bans in channel 6.
 
 mod area;
-mod of_row;
 
 use crate::coord::{Move, Point, NN};
 use crate::engine::{Board, Color};
 use crate::tactics::LadderSearch;
 
 pub use area::Area;
-pub use of_row::KATAGO_V7;
 
 /// Spatial channels.
 pub const SPATIAL: usize = 22;

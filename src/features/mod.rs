@@ -19,6 +19,7 @@ where it writes, through [`crate::coord`].
 
 pub mod alphago;
 pub mod katago;
+pub mod katago_rows;
 pub mod leela;
 pub mod position;
 pub mod set;
@@ -27,7 +28,7 @@ pub use position::{for_each_position, positions_of_batch, sample_shards, Positio
 pub use set::FeatureSet;
 
 /// Every registered feature set (one line per set).
-static SETS: &[&FeatureSet] = &[&katago::KATAGO_V7, &leela::LEELA_18, &alphago::ALPHAGO_48];
+static SETS: &[&FeatureSet] = &[&katago_rows::KATAGO_V7, &leela::LEELA_18, &alphago::ALPHAGO_48];
 
 /// Every registered feature set.
 pub fn sets() -> &'static [&'static FeatureSet] {

@@ -63,7 +63,7 @@ def test_katago_features_equal_the_npz_export(katago_data, dev_out):
     """`kibo.features(rows, "katago-v7")` (from sample rows alone) against `kibo export
     katago` (from a replay of each game), every train and val row of the dev corpus.
     The rows may differ only where a row cannot tell what the replay knows
-    (src/features/katago/of_row.rs): the komi globals of a handicap game whose stones
+    (src/features/katago_rows.rs): the komi globals of a handicap game whose stones
     are played as moves, or of a game without KM whose setup stones have no HA. Every
     spatial plane and every other global is equal."""
     assert kibo_py.feature_sets()["katago-v7"] == (22, 19)

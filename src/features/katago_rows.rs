@@ -28,7 +28,7 @@ two moves in a row by one colour (docs/planes.md, "From sample rows");
 
 use std::cell::RefCell;
 
-use super::{KataRules, V7Encoder, V7Position, V7Row, GLOBAL, SPATIAL};
+use super::katago::{KataRules, V7Encoder, V7Position, V7Row, GLOBAL, SPATIAL};
 use crate::coord::{Move, Point, NN, PASS};
 use crate::engine::{Board, Color};
 use crate::features::position::Position;
