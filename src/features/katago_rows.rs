@@ -59,16 +59,8 @@ pub fn encode(pos: &Position, spatial: &mut [u8], global: &mut [f32]) {
     })
 }
 
-fn color_of(v: u8) -> Color {
-    if v == 2 {
-        Color::White
-    } else {
-        Color::Black
-    }
-}
-
 fn encode_with(s: &mut Scratch, pos: &Position) {
-    let to_play = color_of(pos.to_play);
+    let to_play = Color::from_u8(pos.to_play).unwrap_or(Color::Black);
     // Boards: now, then one and two moves before while the history reaches.
     s.boards.clear();
     for k in 0..3 {
@@ -81,10 +73,8 @@ fn encode_with(s: &mut Scratch, pos: &Position) {
     for k in 0..pos.history_len.min(5) {
         let m = pos.history[k];
         let after = pos.board_before(k).expect("k < history_len");
-        let color = match after.get(m as usize) {
-            Some(&v) if m != PASS && v != 0 => color_of(v),
-            _ => next.opponent(),
-        };
+        let stone = after.get(m as usize).filter(|_| m != PASS).and_then(|&v| Color::from_u8(v));
+        let color = stone.unwrap_or(next.opponent());
         let mv = match Point::from_index(m) {
             Some(p) if m != PASS => Move::Play(p),
             _ => Move::Pass,
