@@ -497,6 +497,16 @@ impl Config {
         }
     }
 
+    /// The input limits of a walk writing to `out`: the pipeline's, with the dump index's
+    /// share of the memory budget (docs/performance.md, "Memory") and its spill folder.
+    pub fn walk_limits(&self, out: &Path) -> Limits {
+        Limits {
+            dump_index_bytes: self.memory().dump_index as u64,
+            dump_spill_dir: Some(self.spill_root(out)),
+            ..self.limits.clone()
+        }
+    }
+
     /// Where spill files go: `pipeline.tmp_dir`, else `out`.
     pub fn spill_root(&self, out: &Path) -> PathBuf {
         self.pipeline.tmp_dir.clone().unwrap_or_else(|| out.to_path_buf())

@@ -82,7 +82,7 @@ reasons! {
     FilteredOut = "filtered_out", Filter, "handicap, rank range, result kind or date range excluded it";
     ScoreDisagrees = "score_disagrees", Filter, "the counted final position contradicts `RE` (only with `filter.drop_score_disagreements`)";
     BadDumpLine = "bad_dump_line", Filter, "a line of a one-line dump, or of its index, is not in the dump's layout (detail names the line)";
-    DumpIndexOverBudget = "dump_index_over_budget", Filter, "the dump index reached its share of `pipeline.memory_mb`: the rest of this index is not joined (its games keep their moves)";
+    DumpIndexOverBudget = "dump_index_over_budget", Filter, "the dump index reached its share of `pipeline.memory_mb` and could not spill to disk: the rest of this index is not joined (its games keep their moves)";
     DuplicateGame = "duplicate_game", Split, "same setup and moves as an earlier game (detail names it); kept once";
     IllegalSetup = "illegal_setup", Split, "setup leaves a chain without liberties";
     OccupiedPoint = "occupied_point", Split, "a move on an occupied point (detail names it, `move_number` is 1-based)";

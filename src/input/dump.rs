@@ -14,15 +14,20 @@ Each line with its index entry becomes one small SGF document ([`to_sgf`]), so t
 SGF reader and the filter take it from there. The quirks say what was assumed or did
 not match: `dump_no_index_entry`, `dump_move_count_differs`, `dump_komi_assumed`.
 
-The index ([`DumpIndex`]) is bounded: past its byte budget (a share of
-`pipeline.memory_mb`) further entries are not kept, and the lines they would have served
-keep their moves with `dump_no_index_entry`.
+The index ([`DumpIndex`]) keeps a byte budget (a share of `pipeline.memory_mb`) in
+memory; past it the entries spill to sorted runs on disk ([`super::dump_spill`]), merged
+once the indexes are read, and a lookup then reads one block of the merged file. The
+join is the same whatever the budget. Only when the spill itself fails are further
+entries not kept: the lines they would have served keep their moves with
+`dump_no_index_entry`.
 
 Nothing here reads files: the walker (`input/mod.rs`) hands lines in.
 */
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+
+use super::dump_spill::Spill;
 
 /// Whether `head` (the first bytes of a file) starts like a dump line: an id of letters,
 /// digits, `_`, `-` or `.`, a TAB, then `;B[` or `;W[`.
@@ -229,38 +234,103 @@ pub enum Insert {
 }
 
 /// The ids of every index of one input tree, each serving the month files under its
-/// scope folder (and of its year, for a yearly index). Bounded by a byte budget.
+/// scope folder (and of its year, for a yearly index). Past its byte budget the entries
+/// spill to sorted runs on disk ([`super::dump_spill`]), merged by [`DumpIndex::finish`];
+/// without a spill folder (or when the spill fails) further entries are not kept.
 #[derive(Debug, Default)]
 pub struct DumpIndex {
     scopes: Vec<(PathBuf, Option<u16>)>,
     map: HashMap<(u32, String), IndexEntry>,
     bytes: usize,
     budget: usize,
-    /// Entries refused because the budget was reached.
+    spill_root: Option<PathBuf>,
+    spill: Option<Spill>,
+    /// Why the spill failed, once it has (later entries are then not kept).
+    pub spill_error: Option<String>,
+    /// Entries written to disk.
+    pub spilled: u64,
+    /// Entries refused because the budget was reached and could not spill.
     pub over_budget: u64,
     /// Ids met twice in one scope (the first entry is kept).
     pub duplicates: u64,
 }
 
+/// An entry's bytes in a spill run: layout, then each string and option length-prefixed.
+fn encode(e: &IndexEntry) -> Vec<u8> {
+    let mut out = Vec::with_capacity(64);
+    let mut text = |s: &str| {
+        out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+        out.extend_from_slice(s.as_bytes());
+    };
+    text(&e.date);
+    text(&e.black);
+    text(&e.white);
+    text(&e.result);
+    text(e.komi.as_deref().unwrap_or(""));
+    out.push(match e.layout {
+        Layout::Tygem => 0,
+        Layout::Tom => 1,
+    });
+    out.push(u8::from(e.komi.is_some()));
+    out.extend_from_slice(&e.moves.map_or(u32::MAX, |m| m).to_le_bytes());
+    out.push(u8::from(e.moves.is_some()));
+    out
+}
+
+fn decode(b: &[u8]) -> Option<IndexEntry> {
+    let mut at = 0usize;
+    let mut text = || {
+        let n = u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?) as usize;
+        let s = std::str::from_utf8(b.get(at + 4..at + 4 + n)?).ok()?.to_string();
+        at += 4 + n;
+        Some(s)
+    };
+    let (date, black, white, result, komi) = (text()?, text()?, text()?, text()?, text()?);
+    let tail = b.get(at..at + 7)?;
+    let layout = if tail[0] == 0 { Layout::Tygem } else { Layout::Tom };
+    let moves = u32::from_le_bytes(tail[2..6].try_into().ok()?);
+    Some(IndexEntry {
+        layout,
+        date,
+        black,
+        white,
+        result,
+        komi: (tail[1] == 1).then_some(komi),
+        moves: (tail[6] == 1).then_some(moves),
+    })
+}
+
 impl DumpIndex {
-    /// An empty index that keeps at most `budget` bytes of entries.
+    /// An empty index that keeps at most `budget` bytes of entries, and no more.
     pub fn new(budget: usize) -> DumpIndex {
         DumpIndex { budget, ..DumpIndex::default() }
     }
 
-    /// Entries kept.
+    /// An empty index that keeps `budget` bytes of entries in memory and spills the rest
+    /// to a scratch folder under `root`.
+    pub fn with_spill(budget: usize, root: PathBuf) -> DumpIndex {
+        DumpIndex { budget, spill_root: Some(root), ..DumpIndex::default() }
+    }
+
+    /// Entries kept in memory.
     pub fn len(&self) -> usize {
         self.map.len()
     }
 
-    /// No entry kept.
+    /// No entry kept in memory.
     pub fn is_empty(&self) -> bool {
         self.map.is_empty()
     }
 
-    /// Bytes of the entries kept (the budget's measure).
+    /// Bytes of the entries kept in memory (the budget's measure), with the spilled
+    /// file's keys once merged.
     pub fn bytes(&self) -> usize {
-        self.bytes
+        self.bytes + self.spill.as_ref().map_or(0, Spill::key_bytes)
+    }
+
+    /// Bytes written to disk by the spill.
+    pub fn spill_bytes(&self) -> u64 {
+        self.spill.as_ref().map_or(0, |s| s.bytes_written)
     }
 
     /// The scope of an index file: `dir` and its year (a yearly index), created on first use.
@@ -275,6 +345,24 @@ impl DumpIndex {
         }
     }
 
+    /// Writes the entries in memory as one sorted run.
+    fn spill_run(&mut self) -> std::io::Result<()> {
+        let root = self.spill_root.clone().ok_or_else(|| std::io::Error::other("no spill folder"))?;
+        if self.spill.is_none() {
+            self.spill = Some(Spill::new(&root)?);
+        }
+        if self.map.is_empty() {
+            return Ok(());
+        }
+        let mut entries: Vec<((u32, String), Vec<u8>)> = self.map.drain().map(|(k, e)| (k, encode(&e))).collect();
+        entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let spill = self.spill.as_mut().expect("invariant: created above");
+        spill.write_run(entries.iter().map(|((s, id), p)| (*s, id.as_str(), p.as_slice())))?;
+        self.spilled += entries.len() as u64;
+        self.bytes = 0;
+        Ok(())
+    }
+
     /// Adds one entry under `scope`.
     pub fn insert(&mut self, scope: u32, id: String, entry: IndexEntry) -> Insert {
         let key = (scope, id);
@@ -284,27 +372,65 @@ impl DumpIndex {
         }
         let n = entry.bytes(&key.1);
         if self.bytes + n > self.budget {
-            self.over_budget += 1;
-            return Insert::OverBudget;
+            // Spill what is in memory (an entry larger than the budget alone then still
+            // goes in: memory stays within the budget and one entry).
+            if self.spill_error.is_none() && self.spill_root.is_some() {
+                if let Err(e) = self.spill_run() {
+                    self.spill_error = Some(e.to_string());
+                }
+            }
+            if self.spill_error.is_some() || self.spill_root.is_none() {
+                self.over_budget += 1;
+                return Insert::OverBudget;
+            }
         }
         self.bytes += n;
         self.map.insert(key, entry);
         Insert::Added
     }
 
+    /// Ends the index pass: a spilled index writes what is left in memory as its last
+    /// run and merges the runs (ids in an earlier run win, as in memory). On a failure
+    /// the spilled entries are lost, and the error is returned (and kept in
+    /// `spill_error`).
+    pub fn finish(&mut self) -> Result<(), String> {
+        if self.spill.is_none() {
+            return Ok(());
+        }
+        let done = self.spill_run().and_then(|()| self.spill.as_mut().expect("invariant: spilled").finish());
+        match done {
+            Ok(dropped) => {
+                self.duplicates += dropped;
+                Ok(())
+            }
+            Err(e) => {
+                self.spill = None;
+                let e = e.to_string();
+                self.spill_error = Some(e.clone());
+                Err(e)
+            }
+        }
+    }
+
     /// The entry for `id` of a line of the month file `file` (of `year`, when its name
     /// gives one): from the nearest scope folder above the file that serves that year.
-    pub fn lookup(&self, file: &Path, year: Option<u16>, id: &str) -> Option<&IndexEntry> {
-        let mut best: Option<(usize, &IndexEntry)> = None;
+    pub fn lookup(&mut self, file: &Path, year: Option<u16>, id: &str) -> Option<IndexEntry> {
+        let mut best: Option<(usize, IndexEntry)> = None;
         for (i, (dir, y)) in self.scopes.iter().enumerate() {
             if !file.starts_with(dir) || (y.is_some() && year.is_some() && *y != year) {
                 continue;
             }
             let depth = dir.components().count();
-            if best.is_some_and(|(d, _)| d >= depth) {
+            if best.as_ref().is_some_and(|(d, _)| *d >= depth) {
                 continue;
             }
-            if let Some(e) = self.map.get(&(i as u32, id.to_string())) {
+            let found = match self.map.get(&(i as u32, id.to_string())) {
+                Some(e) => Some(e.clone()),
+                // A read error of the scratch file counts as no entry (the line keeps
+                // its moves with `dump_no_index_entry`).
+                None => self.spill.as_mut().and_then(|s| s.get(i as u32, id).ok().flatten()).and_then(|p| decode(&p)),
+            };
+            if let Some(e) = found {
                 best = Some((depth, e));
             }
         }
@@ -421,6 +547,40 @@ mod tests {
         assert!(ix.lookup(Path::new("/d/TYGEM/Kifu/2015-12.zip"), Some(2015), "5").is_none());
         assert!(ix.lookup(Path::new("/other/2016-12"), Some(2016), "5").is_none());
         assert!(ix.lookup(Path::new("/d/x/2016-01"), Some(2016), "6").is_some());
+    }
+
+    #[test]
+    fn a_spilled_index_counts_and_finds_what_one_in_memory_does() {
+        let tom = parse_index_line("5\t2008.08.01 10:00\tw\tb\t7.5\tW+2.5\t180\t10m").unwrap().remove(0).1;
+        let tygem =
+            parse_index_line("9\tC2016.12.31 23:59\tW]n\twid\t0\t박\tbid\t2\tW+Time\t\t30/3 5m").unwrap().remove(0).1;
+        for e in [&tom, &tygem] {
+            assert_eq!(decode(&encode(e)).as_ref(), Some(e));
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let mut memory = DumpIndex::new(usize::MAX);
+        let mut spilled = DumpIndex::with_spill(tom.bytes("5") * 3, dir.path().into());
+        for ix in [&mut memory, &mut spilled] {
+            let a = ix.scope("/d".into(), None);
+            let b = ix.scope("/d/e".into(), Some(2016));
+            for i in 0..200 {
+                let mut e = if i % 2 == 0 { tom.clone() } else { tygem.clone() };
+                e.black = format!("b{i}");
+                ix.insert(if i % 3 == 0 { b } else { a }, format!("{}", i % 150), e);
+            }
+            ix.finish().unwrap();
+        }
+        assert_eq!((memory.spilled, memory.duplicates, memory.over_budget), (0, 50, 0));
+        assert!(spilled.spilled > 190 && spilled.spill_bytes() > 0);
+        assert_eq!((spilled.duplicates, spilled.over_budget), (50, 0));
+        for id in 0..160 {
+            for (file, year) in [("/d/2016-01", Some(2016)), ("/d/e/2016-02", Some(2016)), ("/d/e/2015-02", Some(2015))]
+            {
+                let id = id.to_string();
+                assert_eq!(spilled.lookup(Path::new(file), year, &id), memory.lookup(Path::new(file), year, &id));
+            }
+        }
+        assert!(spilled.lookup(Path::new("/d/e/2016-02"), Some(2016), "3").is_some());
     }
 
     #[test]

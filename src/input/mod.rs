@@ -27,6 +27,7 @@ the damage and reports the rest as one [`Item::Unreadable`].
 */
 
 pub mod dump;
+mod dump_spill;
 pub mod sevenz;
 mod walk_7z;
 mod walk_dump;
@@ -56,6 +57,10 @@ pub struct Limits {
     /// share of `pipeline.memory_mb`, `Config::memory`; not a pipeline key).
     #[serde(skip)]
     pub dump_index_bytes: u64,
+    /// Where the dump index spills past `dump_index_bytes` (a scratch folder is made
+    /// under it); `None`: the system's temporary folder. Not a pipeline key.
+    #[serde(skip)]
+    pub dump_spill_dir: Option<PathBuf>,
 }
 
 impl Default for Limits {
@@ -71,6 +76,7 @@ impl Default for Limits {
             max_nodes: p.max_nodes,
             max_variation_depth: p.max_depth,
             dump_index_bytes: 64 << 20,
+            dump_spill_dir: None,
         }
     }
 }
@@ -1548,14 +1554,52 @@ mod tests {
             ],
             "2015-01 not joined (a 2016 index), 2016-12 joined, Tom's komi from its index"
         );
-        // The same with a budget too small for any entry: the lines keep their moves,
-        // and one reject per index names the budget.
-        let tiny = Limits { dump_index_bytes: 10, ..Limits::default() };
+        // The same with a budget too small for any entry: the index spills to disk and
+        // the join is the same.
+        let scratch = tempfile::tempdir().unwrap();
+        let tiny = Limits { dump_index_bytes: 10, dump_spill_dir: Some(scratch.path().into()), ..Limits::default() };
+        let (spilled, rest) = dump_games(&collect(&[dir.path().to_path_buf()], &tiny));
+        assert!(rest.is_empty(), "{rest:?}");
+        assert_eq!(spilled, games);
+        assert_eq!(std::fs::read_dir(scratch.path()).unwrap().count(), 0, "the spill is removed after the walk");
+        // A spill that cannot be written (its folder is a file): the lines keep their
+        // moves, and one reject per index says why.
+        let blocked = scratch.path().join("not-a-folder");
+        std::fs::write(&blocked, b"").unwrap();
+        let tiny = Limits { dump_index_bytes: 10, dump_spill_dir: Some(blocked), ..Limits::default() };
         let (games, rest) = dump_games(&collect(&[dir.path().to_path_buf()], &tiny));
         assert!(games.iter().all(|g| g.1 == ["dump_no_index_entry"]), "{games:?}");
         assert_eq!(games.len(), 3);
         assert_eq!(rest.len(), 2, "{rest:?}");
-        assert!(rest.iter().all(|r| r.starts_with("dump_index_over_budget") && r.contains("pipeline.memory_mb")));
+        assert!(
+            rest.iter().all(|r| r.starts_with("dump_index_over_budget") && r.contains("could not spill")),
+            "{rest:?}"
+        );
+    }
+
+    #[test]
+    fn a_spilled_dump_index_joins_like_one_in_memory_even_inside_a_7z() {
+        // 3,000 records in a 7z index (ids 0..3000, each once) and a zip index beside
+        // it that repeats ids 0..500 with other names (the first index read, by name,
+        // wins): a budget of ~1 KiB spills hundreds of runs, merged in two generations.
+        let dir = tempfile::tempdir().unwrap();
+        let first: String =
+            (0..3000).map(|i| tygem(i, &format!("w{i}"), &format!("b{i}"), "B+Resign", 10) + "\n").collect();
+        let later: String = (0..500).map(|i| tygem(i, "other", "other", "W+Time", 10) + "\n").collect();
+        std::fs::write(dir.path().join("a.index.7z"), sevenz_bytes(&[("Kifu2016.index", first.as_bytes())], true))
+            .unwrap();
+        std::fs::write(dir.path().join("b.zip"), zip_bytes(&[("Kifu2016.index", later.as_bytes())])).unwrap();
+        let lines: String = (0..3100).step_by(7).map(|i| format!("{i}\t{}\n", dump_moves(10))).collect();
+        std::fs::write(dir.path().join("2016-12"), lines).unwrap();
+        let (memory, rest) = dump_games(&collect(&[dir.path().to_path_buf()], &Limits::default()));
+        assert!(rest.iter().all(|r| r.starts_with("not_sgf") || r.is_empty()), "{rest:?}");
+        assert_eq!(memory.len(), 443);
+        assert_eq!(memory[1].2.black.as_deref(), Some("b7"), "the 7z's record, read first");
+        assert!(memory.iter().filter(|g| g.1 == ["dump_no_index_entry"]).count() == 14, "ids 3003.. have none");
+        let scratch = tempfile::tempdir().unwrap();
+        let tiny = Limits { dump_index_bytes: 1024, dump_spill_dir: Some(scratch.path().into()), ..Limits::default() };
+        let (spilled, rest2) = dump_games(&collect(&[dir.path().to_path_buf()], &tiny));
+        assert_eq!((spilled, rest2), (memory, rest));
     }
 
     pub(super) fn sevenz_bytes(files: &[(&str, &[u8])], solid: bool) -> Vec<u8> {

@@ -7,8 +7,9 @@ The index pass ([`Walker::build_index`]) runs at the start of every walk of an i
 (and so of every part of it, `kibo part`), over the whole tree, whatever part is read:
 `*.index` files, `*.index` members of every zip (a zip's directory is cheap to list) and
 of the `.tar`/`.tar.gz`/`.tar.bz2`/`.gz` files whose name holds `index`
-(`index/Kifu2016.index.tar.gz`). What it has to say about an index (lines in neither
-layout, the memory budget reached) is said when the walk reaches that file, so that
+(`index/Kifu2016.index.tar.gz`), and of the `.7z` files (and first volumes) whose name
+holds `index`. What it has to say about an index (lines in neither layout, a spill that
+failed) is said when the walk reaches that file, so that
 each part reports only its own files.
 */
 
@@ -85,7 +86,7 @@ impl<F: FnMut(Item)> Walker<'_, F> {
         let name = loc.member.as_deref().map(|m| m.rsplit("!/").next().unwrap_or(m));
         let year = name.and_then(dump::year_of_month).or_else(|| dump::year_of_month(&loc.file));
         let entry = self.index.lookup(Path::new(&loc.file), year, id);
-        let (doc, quirks) = dump::to_sgf(id, moves, entry);
+        let (doc, quirks) = dump::to_sgf(id, moves, entry.as_ref());
         (self.sink)(Item::SgfLine { loc: loc.clone(), line, bytes: doc, quirks, dump: true });
     }
 
@@ -109,21 +110,36 @@ impl<F: FnMut(Item)> Walker<'_, F> {
 
     /// Reads every index of `inputs` into `self.index` (see the module docs).
     pub(super) fn build_index(&mut self, inputs: &[PathBuf]) {
-        self.index = dump::DumpIndex::new(self.limits.dump_index_bytes as usize);
+        let root = self.limits.dump_spill_dir.clone().unwrap_or_else(std::env::temp_dir);
+        self.index = dump::DumpIndex::with_spill(self.limits.dump_index_bytes as usize, root);
+        let mut last = None;
         for input in inputs {
             for e in walkdir::WalkDir::new(input).follow_links(true).sort_by_file_name().into_iter().flatten() {
-                if e.file_type().is_file() {
-                    self.index_candidate(e.path());
+                if e.file_type().is_file() && self.index_candidate(e.path()) {
+                    last = Some(e.path().to_path_buf());
                 }
             }
         }
+        if let (Err(error), Some(path)) = (self.index.finish(), last) {
+            // Said with the last index read: every spilled record is lost.
+            let error = format!(
+                "the dump index's {} spilled records could not be merged ({error}); their lines keep their moves, \
+                 with the quirk dump_no_index_entry",
+                self.index.spilled
+            );
+            let item = Item::Refused { loc: file_loc(&path), reason: "dump_index_over_budget", error };
+            self.notes.push((path, item));
+        }
     }
 
-    fn index_candidate(&mut self, path: &Path) {
+    /// Reads `path`'s indexes, if it holds any (true when it did).
+    fn index_candidate(&mut self, path: &Path) -> bool {
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let lower = name.to_ascii_lowercase();
         let kind = kind_of(&name);
-        let read = |w: &mut Self, member: Option<&str>, r: &mut dyn Read| {
+        let mut any = false;
+        let mut read = |w: &mut Self, member: Option<&str>, r: &mut dyn Read| {
+            any = true;
             let loc = member.map_or_else(|| file_loc(path), |m| nest(&file_loc(path), m));
             let year = dump::year_of_index(member.unwrap_or(&name)).or_else(|| dump::year_of_index(&name));
             let got = w.read_index(r, dump::scope_dir(path), year);
@@ -138,7 +154,7 @@ impl<F: FnMut(Item)> Walker<'_, F> {
             }
             Kind::Zip => {
                 let Ok(mut z) = open().map_err(|_| ()).and_then(|f| zip::ZipArchive::new(f).map_err(|_| ())) else {
-                    return;
+                    return false;
                 };
                 for i in 0..z.len() {
                     let Ok(mut m) = z.by_index(i) else { continue };
@@ -150,20 +166,38 @@ impl<F: FnMut(Item)> Walker<'_, F> {
                 }
             }
             Kind::Tar | Kind::TarGz | Kind::TarBz2 if lower.contains("index") => {
-                let Ok(f) = open() else { return };
+                let Ok(f) = open() else { return false };
                 let r: Box<dyn Read> = match kind {
                     Kind::TarGz => Box::new(flate2::read::MultiGzDecoder::new(f)),
                     Kind::TarBz2 => Box::new(bzip2::read::MultiBzDecoder::new(f)),
                     _ => Box::new(f),
                 };
                 let mut ar = tar::Archive::new(r);
-                let Ok(entries) = ar.entries() else { return };
+                let Ok(entries) = ar.entries() else { return false };
                 for mut entry in entries.map_while(Result::ok) {
                     let member = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
                     if entry.header().entry_type().is_file() && kind_of(&member) == Kind::Index {
                         read(self, Some(&member), &mut entry);
                     }
                 }
+            }
+            Kind::SevenZ if lower.contains("index") => {
+                let paths = if super::sevenz::volume_number(&name).is_some() {
+                    super::sevenz::volumes(path)
+                } else {
+                    vec![path.to_path_buf()]
+                };
+                let Ok(mut v) = super::sevenz::Volumes::open(&paths) else { return false };
+                let limit = self.limits.max_archive_bytes;
+                let mut each = |member: &str, _size: u64, r: &mut dyn Read| {
+                    if kind_of(member) == Kind::Index {
+                        read(self, Some(member), &mut r.take(limit));
+                    }
+                    super::sevenz::Next::Go
+                };
+                // A damaged 7z keeps the index records read before the damage; the
+                // walk reports the damage when it reaches the file.
+                let _ = super::sevenz::for_each_member(&mut v, &mut each);
             }
             Kind::Gz if kind_of(&name[..name.len() - 3]) == Kind::Index => {
                 if let Ok(f) = open() {
@@ -172,6 +206,7 @@ impl<F: FnMut(Item)> Walker<'_, F> {
             }
             _ => {}
         }
+        any
     }
 
     /// Reads index lines into `self.index` under the scope `(dir, year)`.
@@ -218,9 +253,10 @@ impl<F: FnMut(Item)> Walker<'_, F> {
             note("bad_dump_line", error);
         }
         if got.over_budget > 0 {
+            let why = self.index.spill_error.as_deref().unwrap_or("no spill folder");
             let error = format!(
-                "{} of its {} records not kept: the dump index is at its {} bytes (its share of pipeline.memory_mb); \
-                 their lines keep their moves, with the quirk dump_no_index_entry",
+                "{} of its {} records not kept: the dump index is at its {} bytes (its share of pipeline.memory_mb) \
+                 and could not spill to disk ({why}); their lines keep their moves, with the quirk dump_no_index_entry",
                 got.over_budget, got.records, self.limits.dump_index_bytes
             );
             note("dump_index_over_budget", error);

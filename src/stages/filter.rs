@@ -272,8 +272,7 @@ pub fn run_part(
         Ok(())
     };
 
-    // The dump index's share of the memory budget (docs/performance.md, "Memory").
-    let limits = input::Limits { dump_index_bytes: cfg.memory().dump_index as u64, ..cfg.limits.clone() };
+    let limits = cfg.walk_limits(out);
     let mut ordinal = 0u64;
     for (si, source) in sources.iter().enumerate() {
         let mut err: Option<anyhow::Error> = None;
