@@ -1,6 +1,6 @@
 """Throughput of kibo's Python side, one process: `kibo.features` alone (the Rust encoder
 through the Arrow C interface) and `kibo.torch.ShardDataset` through a DataLoader with one
-worker and in the calling process (read, encode, shuffle buffer, batch, symmetry), positions per second, per feature
+worker (float32 planes, and uint8) and in the calling process (read, encode, shuffle buffer, batch, symmetry), positions per second, per feature
 set. Prints figures, asserts nothing.
 
     .venv/bin/python bench/loader.py OUT [--sets leela-18,katago-v7] [--positions 200000]
@@ -36,8 +36,8 @@ def encode_rate(files, name, limit):
     return n, time.perf_counter() - start
 
 
-def loader_rate(out, name, limit, workers):
-    ds = ShardDataset(out, split="train", features=name, shuffle_buffer=16384, seed=1, batch_size=256)
+def loader_rate(out, name, limit, workers, planes="float32"):
+    ds = ShardDataset(out, split="train", features=name, shuffle_buffer=16384, seed=1, batch_size=256, planes=planes)
     dl = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=workers)
     n = 0
     start = time.perf_counter()
@@ -58,14 +58,16 @@ def main():
     files = sorted(glob.glob(os.path.join(a.out, "samples", "part-train-*.parquet")))
     if not files:
         raise SystemExit(f"no train shards under {a.out}/samples")
-    print("| set | kibo.features (pos/s) | ShardDataset in-process (pos/s) | ShardDataset, 1 DataLoader worker (pos/s) |")
-    print("|---|---|---|---|")
+    print("| set | kibo.features (pos/s) | ShardDataset in-process (pos/s) | ShardDataset, 1 DataLoader worker (pos/s) "
+          "| the same, planes=\"uint8\" (pos/s) |")
+    print("|---|---|---|---|---|")
     for name in a.sets.split(","):
         n1, s1 = encode_rate(files, name, a.positions)
         n2, s2 = loader_rate(a.out, name, a.positions, 0)
         n3, s3 = loader_rate(a.out, name, a.positions, 1)
+        n4, s4 = loader_rate(a.out, name, a.positions, 1, "uint8")
         print(f"| {name} | {n1 / s1:,.0f} ({n1} in {s1:.2f} s) | {n2 / s2:,.0f} ({n2} in {s2:.2f} s) "
-              f"| {n3 / s3:,.0f} ({n3} in {s3:.2f} s) |", flush=True)
+              f"| {n3 / s3:,.0f} ({n3} in {s3:.2f} s) | {n4 / s4:,.0f} ({n4} in {s4:.2f} s) |", flush=True)
 
 
 if __name__ == "__main__":

@@ -4,11 +4,12 @@
 
 use arrow_array::ffi::{from_ffi, FFI_ArrowArray, FFI_ArrowSchema};
 use arrow_array::{RecordBatch, StructArray};
+use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyCapsule};
+use pyo3::types::PyCapsule;
 
-use kibo::coord::NN;
+use kibo::coord::{symmetry_index, N, NN};
 use kibo::features::{by_name, names, positions_of_batch, sets, Position};
 
 /// The registered feature sets: (name, spatial channels, global values).
@@ -20,39 +21,73 @@ fn feature_sets() -> Vec<(&'static str, usize, usize)> {
 /// The record batch behind an Arrow C data interface capsule pair (the array is moved out).
 fn batch_of(schema: &Bound<'_, PyCapsule>, array: &Bound<'_, PyCapsule>) -> PyResult<RecordBatch> {
     let bad = |e: arrow_schema::ArrowError| PyValueError::new_err(e.to_string());
-    // SAFETY: the capsules are those of `__arrow_c_array__` ("arrow_schema", "arrow_array"):
-    // they point at valid FFI structs; the array is moved out, leaving a released one.
+    // The names the Arrow PyCapsule interface gives its capsules (checked here).
+    let schema = schema.pointer_checked(Some(c"arrow_schema"))?;
+    let array = array.pointer_checked(Some(c"arrow_array"))?;
+    // SAFETY: the capsules are those of `__arrow_c_array__`: they point at valid FFI
+    // structs; the array is moved out, leaving a released one.
     let data = unsafe {
-        let schema = &*(schema.pointer() as *const FFI_ArrowSchema);
-        let array = std::ptr::replace(array.pointer() as *mut FFI_ArrowArray, FFI_ArrowArray::empty());
+        let schema = &*(schema.as_ptr() as *const FFI_ArrowSchema);
+        let array = std::ptr::replace(array.as_ptr() as *mut FFI_ArrowArray, FFI_ArrowArray::empty());
         from_ffi(array, schema).map_err(bad)?
     };
     Ok(RecordBatch::from(StructArray::from(data)))
 }
 
-/// Encodes every row of one batch of sample rows with the set `name`. Returns
-/// (spatial u8 bytes `n × C × 361`, global f32 bytes `n × G`, policy f32 bytes `n × 362`
-/// (the move distribution, normalised), value f32 bytes `n` (+1 the side to move won,
-/// −1 lost, 0 no winner), n).
+/// `b` as a mutable slice of its first `len` items: it must be writable, C-contiguous
+/// and hold at least `len` items.
+fn out_slice<'a, T: pyo3::buffer::Element>(b: &'a mut PyBuffer<T>, len: usize, what: &str) -> PyResult<&'a mut [T]> {
+    if b.readonly() || !b.is_c_contiguous() || b.item_count() < len {
+        return Err(PyValueError::new_err(format!(
+            "{what}: a writable C-contiguous buffer of at least {len} items is needed (it has {}{}{})",
+            b.item_count(),
+            if b.readonly() { ", read-only" } else { "" },
+            if b.is_c_contiguous() { "" } else { ", not contiguous" }
+        )));
+    }
+    if len == 0 {
+        return Ok(&mut []);
+    }
+    // SAFETY: the buffer is writable, contiguous and holds `len` items of `T` (checked
+    // above, and `PyBuffer<T>` checked the item format); borrowing `b` mutably gives one
+    // slice per buffer, and `disjoint` checks that the buffers of one call do not
+    // overlap; the caller keeps them alive for the call.
+    Ok(unsafe { std::slice::from_raw_parts_mut(b.buf_ptr() as *mut T, len) })
+}
+
+/// Encodes every row of one batch of sample rows with the set `name`, straight into the
+/// caller's arrays (numpy, or any writable buffer): `spatial` u8 `n × C × 361`, `global`
+/// f32 `n × G`, `policy` f32 `n × 362` (the move distribution, normalised), `value` f32
+/// `n` (+1 the side to move won, −1 lost, 0 no winner). Returns `n`.
 #[pyfunction]
-#[allow(clippy::type_complexity)]
-fn encode<'py>(
-    py: Python<'py>,
+#[allow(clippy::too_many_arguments)]
+fn encode_into(
+    py: Python<'_>,
     name: &str,
-    schema: &Bound<'py, PyCapsule>,
-    array: &Bound<'py, PyCapsule>,
-) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>, usize)> {
+    schema: &Bound<'_, PyCapsule>,
+    array: &Bound<'_, PyCapsule>,
+    mut spatial: PyBuffer<u8>,
+    mut global: PyBuffer<f32>,
+    mut policy: PyBuffer<f32>,
+    mut value: PyBuffer<f32>,
+) -> PyResult<usize> {
     let set = by_name(name)
         .ok_or_else(|| PyValueError::new_err(format!("no feature set {name:?}; known: {}", names().join(", "))))?;
     let batch = batch_of(schema, array)?;
     let n = batch.num_rows();
-    let (mut spatial, mut global) = (vec![0u8; n * set.spatial * NN], vec![0f32; n * set.global]);
-    let (mut policy, mut value) = (vec![0f32; n * (NN + 1)], vec![0f32; n]);
+    let (s, g) = (set.spatial * NN, set.global);
+    disjoint(&[range(&spatial), range(&global), range(&policy), range(&value)])?;
+    let spatial = out_slice(&mut spatial, n * s, "spatial")?;
+    let global = out_slice(&mut global, n * g, "global")?;
+    let policy = out_slice(&mut policy, n * (NN + 1), "policy")?;
+    let value = out_slice(&mut value, n, "value")?;
     let mut i = 0;
     let mut pos = Position::default();
     py.detach(|| {
+        spatial.fill(0);
+        global.fill(0.0);
+        policy.fill(0.0);
         positions_of_batch(&batch, &mut pos, |p| {
-            let (s, g) = (set.spatial * NN, set.global);
             (set.encode)(p, &mut spatial[i * s..(i + 1) * s], &mut global[i * g..(i + 1) * g]);
             let total: u32 = p.dist.iter().map(|d| d.1).sum();
             for &(m, c) in &p.dist {
@@ -68,19 +103,136 @@ fn encode<'py>(
         })
     })
     .map_err(|e| PyValueError::new_err(format!("{e:#}")))?;
-    let f32s = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-    Ok((
-        PyBytes::new(py, &spatial),
-        PyBytes::new(py, &f32s(&global)),
-        PyBytes::new(py, &f32s(&policy)),
-        PyBytes::new(py, &f32s(&value)),
-        n,
-    ))
+    Ok(n)
+}
+
+/// Fails when two of the byte ranges `(start, bytes)` overlap (one array passed twice).
+fn disjoint(ranges: &[(usize, usize)]) -> PyResult<()> {
+    for (i, a) in ranges.iter().enumerate() {
+        for b in &ranges[i + 1..] {
+            if a.1 > 0 && b.1 > 0 && a.0 < b.0 + b.1 && b.0 < a.0 + a.1 {
+                return Err(PyValueError::new_err("the arrays passed overlap"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The byte range of a buffer.
+fn range<T: pyo3::buffer::Element>(b: &PyBuffer<T>) -> (usize, usize) {
+    (b.buf_ptr() as usize, b.len_bytes())
+}
+
+/// `b` as a slice of its first `len` items: it must be C-contiguous and hold `len` items.
+fn in_slice<'a, T: pyo3::buffer::Element>(b: &'a PyBuffer<T>, len: usize, what: &str) -> PyResult<&'a [T]> {
+    if !b.is_c_contiguous() || b.item_count() != len {
+        return Err(PyValueError::new_err(format!(
+            "{what}: a C-contiguous buffer of {len} items is needed (it has {})",
+            b.item_count()
+        )));
+    }
+    if len == 0 {
+        return Ok(&[]);
+    }
+    // SAFETY: contiguous and `len` items of `T` (checked above; `PyBuffer<T>` checked
+    // the item format); read while the caller holds it.
+    Ok(unsafe { std::slice::from_raw_parts(b.buf_ptr() as *const T, len) })
+}
+
+/// `to[i] = from[i]` as f32, eight at a time (a shape the compiler vectorises).
+fn widen(from: &[u8; NN], to: &mut [f32]) {
+    let mut out = to.chunks_exact_mut(8);
+    let mut inp = from.chunks_exact(8);
+    for (t, f) in (&mut out).zip(&mut inp) {
+        let f: &[u8; 8] = f.try_into().expect("invariant: chunks of 8");
+        let t: &mut [f32; 8] = t.try_into().expect("invariant: chunks of 8");
+        for k in 0..8 {
+            t[k] = i32::from(f[k]) as f32;
+        }
+    }
+    for (t, &f) in out.into_remainder().iter_mut().zip(inp.remainder()) {
+        *t = i32::from(f) as f32;
+    }
+}
+
+/// Plane `plane` (361 bytes) under symmetry `s`, into `turned`: the flips row by row
+/// (each row a row of the board, maybe reversed), then the transpose with constant
+/// bounds (no index table, no bounds checks). `flipped` is scratch.
+fn turn_plane(plane: &[u8], s: u8, flipped: &mut [u8; NN], turned: &mut [u8; NN]) {
+    let rows = if s & 4 == 0 { &mut *turned } else { &mut *flipped };
+    for (r, to_row) in rows.chunks_exact_mut(N).enumerate() {
+        let row = if s & 1 != 0 { N - 1 - r } else { r };
+        to_row.copy_from_slice(&plane[row * N..(row + 1) * N]);
+        if s & 2 != 0 {
+            to_row.reverse();
+        }
+    }
+    if s & 4 != 0 {
+        for r in 0..N {
+            for c in 0..N {
+                turned[c * N + r] = flipped[r * N + c];
+            }
+        }
+    }
+}
+
+/// Symmetry `s` (KataGo's numbering, `coord::symmetry`) on `n` rows of planes (u8,
+/// `n × C × 361`) and policies (f32, `n × 362`, the pass stays), written to
+/// `planes_out` (f32, widened in the same pass, or u8) and to `policy_out`.
+#[pyfunction]
+fn orient_into(
+    py: Python<'_>,
+    s: u8,
+    n: usize,
+    planes: PyBuffer<u8>,
+    policy: PyBuffer<f32>,
+    planes_out: &Bound<'_, PyAny>,
+    mut policy_out: PyBuffer<f32>,
+) -> PyResult<()> {
+    if s >= 8 || n == 0 || !planes.item_count().is_multiple_of(n * NN) {
+        return Err(PyValueError::new_err(format!("orient_into: symmetry {s} of {n} rows of planes")));
+    }
+    let len = planes.item_count();
+    let src = in_slice(&planes, len, "planes")?;
+    let pol = in_slice(&policy, n * (NN + 1), "policy")?;
+    let (mut wide, mut narrow) = match PyBuffer::<f32>::get(planes_out) {
+        Ok(b) => (Some(b), None),
+        Err(_) => (None, Some(PyBuffer::<u8>::get(planes_out)?)),
+    };
+    let out_range = wide.as_ref().map_or_else(|| range(narrow.as_ref().expect("invariant: one of the two")), range);
+    disjoint(&[range(&planes), range(&policy), range(&policy_out), out_range])?;
+    let pol_out = out_slice(&mut policy_out, n * (NN + 1), "policy_out")?;
+    let mut dst_f32 = wide.as_mut().map(|b| out_slice(b, len, "planes_out")).transpose()?;
+    let mut dst_u8 = narrow.as_mut().map(|b| out_slice(b, len, "planes_out")).transpose()?;
+    // Point `q` of the turned board is point `from[q]` of the board.
+    let mut from = [0usize; NN];
+    for i in 0..NN {
+        from[symmetry_index(i as u16, s) as usize] = i;
+    }
+    py.detach(|| {
+        let (mut flipped, mut turned) = ([0u8; NN], [0u8; NN]);
+        for (k, plane) in src.chunks_exact(NN).enumerate() {
+            turn_plane(plane, s, &mut flipped, &mut turned);
+            if let Some(d) = dst_f32.as_deref_mut() {
+                widen(&turned, &mut d[k * NN..(k + 1) * NN]);
+            } else if let Some(d) = dst_u8.as_deref_mut() {
+                d[k * NN..(k + 1) * NN].copy_from_slice(&turned);
+            }
+        }
+        for (p, to) in pol.chunks_exact(NN + 1).zip(pol_out.chunks_exact_mut(NN + 1)) {
+            for (t, &f) in to.iter_mut().zip(&from) {
+                *t = p[f];
+            }
+            to[NN] = p[NN];
+        }
+    });
+    Ok(())
 }
 
 #[pymodule]
 fn _kibo(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(feature_sets, m)?)?;
-    m.add_function(wrap_pyfunction!(encode, m)?)?;
+    m.add_function(wrap_pyfunction!(encode_into, m)?)?;
+    m.add_function(wrap_pyfunction!(orient_into, m)?)?;
     Ok(())
 }

@@ -59,6 +59,32 @@ def test_symmetries_keep_the_policy_on_its_stone(sample_out):
         assert (stones[on_board, moves[on_board]] == 0).all()
 
 
+def test_the_rust_symmetries_equal_numpys_views():
+    """`orient` (Rust: turn and widen in one pass) against `apply_symmetry` (numpy views)
+    for every symmetry, in both plane types, with a policy that marks every point."""
+    rng = np.random.default_rng(7)
+    planes = rng.integers(0, 2, (5, 3, 19, 19), dtype=np.uint8)
+    policy = rng.random((5, 362), dtype=np.float32)
+    for s in range(8):
+        want_sp, want_pol = kibo_torch.apply_symmetry(planes, policy, s, np.float32)
+        for dtype in (np.float32, np.uint8):
+            sp, pol = kibo_torch.orient(planes, policy, s, dtype)
+            assert sp.dtype == dtype and (sp == want_sp).all() and (pol == want_pol).all(), (s, dtype)
+    # Symmetry 4 is the transpose: row 0 becomes column 0.
+    sp, _ = kibo_torch.orient(planes, policy, 4)
+    assert (sp[:, :, :, 0] == planes[:, :, 0, :]).all()
+
+
+def test_uint8_planes_are_the_float_planes(sample_out):
+    args = dict(split="train", features="leela-18", shuffle_buffer=500, seed=5, batch_size=64)
+    wide = list(kibo_torch.ShardDataset(sample_out, **args))
+    narrow = list(kibo_torch.ShardDataset(sample_out, planes="uint8", **args))
+    assert len(wide) == len(narrow) > 10
+    for a, b in zip(wide, narrow):
+        assert b["spatial"].dtype == np.uint8 and a["symmetry"] == b["symmetry"]
+        assert (a["spatial"] == b["spatial"]).all() and (a["policy"] == b["policy"]).all()
+
+
 def test_katago_features_equal_the_npz_export(katago_data, dev_out):
     """`kibo.features(rows, "katago-v7")` (from sample rows alone) against `kibo export
     katago` (from a replay of each game), every train and val row of the dev corpus.

@@ -34,21 +34,38 @@ def _table(table):
     return pa.Table.from_arrays(cols, names=list(COLUMNS)).combine_chunks()
 
 
+def _encode_into(table, name, spatial, glob, policy, value):
+    """Encodes the rows of `table` (as `_table` makes it) into the first rows of the
+    arrays (C-contiguous, writable: numpy arrays or row ranges of them); returns the
+    rows written."""
+    at = 0
+    for batch in table.to_batches():
+        schema, array = batch.__arrow_c_array__()
+        n = batch.num_rows
+        _kibo.encode_into(name, schema, array, spatial[at:at + n], glob[at:at + n], policy[at:at + n],
+                          value[at:at + n])
+        at += n
+    return at
+
+
+def empty_targets(n, name):
+    """Uninitialised (spatial uint8 [n, C, 19, 19], global float32 [n, G], policy float32
+    [n, 362], value float32 [n]) arrays for `n` rows of the set `name`."""
+    s_ch, g_n = feature_sets()[name]
+    return (np.empty((n, s_ch, 19, 19), np.uint8), np.empty((n, g_n), np.float32),
+            np.empty((n, 362), np.float32), np.empty(n, np.float32))
+
+
 def encode_targets(table, name):
     """(spatial uint8 [n, C, 19, 19], global float32 [n, G], policy float32 [n, 362],
-    value float32 [n]) of every row of `table`."""
-    s_ch, g_n = feature_sets()[name]
-    parts = []
-    for batch in _table(table).to_batches():
-        schema, array = batch.__arrow_c_array__()
-        sp, gl, pol, val, n = _kibo.encode(name, schema, array)
-        parts.append((np.frombuffer(sp, np.uint8).reshape(n, s_ch, 19, 19),
-                      np.frombuffer(gl, "<f4").reshape(n, g_n),
-                      np.frombuffer(pol, "<f4").reshape(n, 362), np.frombuffer(val, "<f4")))
-    if not parts:
-        return (np.zeros((0, s_ch, 19, 19), np.uint8), np.zeros((0, g_n), np.float32),
-                np.zeros((0, 362), np.float32), np.zeros(0, np.float32))
-    return tuple(np.concatenate(x) for x in zip(*parts))
+    value float32 [n]) of every row of `table`, written by the Rust encoder straight into
+    the arrays."""
+    if name not in feature_sets():
+        raise ValueError(f"no feature set {name!r}; known: {sorted(feature_sets())}")
+    table = _table(table)
+    out = empty_targets(table.num_rows, name)
+    _encode_into(table, name, *out)
+    return out
 
 
 def features(table, name):
