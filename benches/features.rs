@@ -5,7 +5,8 @@
 //! * `rows → positions`: `features::positions_of_batch` on in-memory sample batches
 //!   (column access, earlier boards rebuilt from `history_captures`).
 //! * one line per feature set: `encode` alone on the stored positions (leela-18's target
-//!   is ≥ 500 k positions/s per core).
+//!   is ≥ 500 k positions/s per core). `cargo bench --bench features -- katago` runs only
+//!   the sets whose name holds `katago`.
 
 use std::time::Instant;
 
@@ -62,10 +63,12 @@ fn main() {
         })
         .unwrap();
     }
-    for set in sets() {
+    // `cargo bench --bench features -- NAME`: only the sets whose name holds NAME.
+    let only: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    for set in sets().iter().filter(|s| only.is_empty() || only.iter().any(|o| s.name.contains(o.as_str()))) {
         let mut spatial = vec![0u8; set.spatial * NN];
         let mut global = vec![0f32; set.global];
-        let reps = if set.name.starts_with("leela") { 20 } else { 1 };
+        let reps = if set.name.starts_with("leela") { 20 } else { 5 };
         let t = Instant::now();
         let mut check = 0u64;
         for _ in 0..reps {

@@ -231,7 +231,8 @@ impl V7Row {
 pub struct V7Encoder {
     ladder: LadderSearch,
     area: Option<Box<Area>>,
-    solved: Vec<i8>,
+    memo: Vec<LadderMemo>,
+    solved: Vec<bool>,
     stones: Vec<Point>,
     working: Vec<Point>,
     cells: Vec<u8>,
@@ -298,12 +299,37 @@ impl V7Encoder {
     /// KataGo `iterLadders`: every stone of a chain with 1 liberty that is
     /// ladder-captured with the defender first, or with 2 liberties that the attacker can
     /// ladder, goes into channel `ch`; with `working`, the attacker's working moves
-    /// against the opponent's 2-liberty chains go into channel 17.
+    /// against the opponent's 2-liberty chains go into channel 17. The answers of a board
+    /// are remembered ([`LadderMemo`]): a game's rows, encoded in order, meet each board
+    /// three times (now, one and two moves back).
     fn ladders(&mut self, board: &Board, pla: Color, row: &mut V7Row, ch: usize, working: bool) {
+        let key = LadderKey::of(board);
+        let i = match self.memo.iter().position(|m| m.key == key) {
+            Some(i) => i,
+            None => {
+                let mut m = if self.memo.len() >= MEMO_BOARDS { self.memo.pop() } else { None }.unwrap_or_default();
+                m.key = key;
+                self.solve(board, &mut m);
+                self.memo.insert(0, m);
+                0
+            }
+        };
+        let m = &self.memo[i];
+        m.laddered.for_each(|p| row.set(ch, p));
+        if working {
+            m.working[pla.opponent() as usize - 1].for_each(|p| row.set(17, p));
+        }
+    }
+
+    /// Fills `m`'s answers for `board`: the laddered stones, and the working moves
+    /// against the 2-liberty chains of each colour.
+    fn solve(&mut self, board: &Board, m: &mut LadderMemo) {
+        m.laddered = Bits::default();
+        m.working = [Bits::default(); 2];
         self.solved.clear();
-        self.solved.resize(NN, -1);
+        self.solved.resize(NN, false);
         for p in 0..NN {
-            if self.solved[p] >= 0 {
+            if self.solved[p] {
                 continue;
             }
             let pt = Point::from_index(p as u16).expect("a point");
@@ -312,23 +338,81 @@ impl V7Encoder {
             let laddered = match libs {
                 1 => self.ladder.is_captured(board, pt, true),
                 2 => self.ladder.working_moves_2libs(board, pt, &mut self.working),
-                _ => false,
+                // Never laddered; its other stones cost one liberty lookup each.
+                _ => continue,
             };
             board.chain_stones(pt, &mut self.stones);
             for s in &self.stones {
                 let i = s.index() as usize;
-                self.solved[i] = laddered as i8;
+                self.solved[i] = true;
                 if laddered {
-                    row.set(ch, i);
+                    m.laddered.set(i);
                 }
             }
-            if laddered && working && libs == 2 && color == pla.opponent() {
+            if laddered && libs == 2 {
                 for w in &self.working {
-                    row.set(17, w.index() as usize);
+                    m.working[color as usize - 1].set(w.index() as usize);
                 }
             }
         }
     }
+}
+
+/// Boards whose ladder answers an encoder remembers.
+const MEMO_BOARDS: usize = 4;
+
+/// What a board's ladder answers depend on: its stones, its size and its simple-ko ban.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct LadderKey {
+    cells: [u8; NN],
+    size: (usize, usize),
+    ko: Option<(Point, Option<Color>)>,
+}
+
+impl Default for LadderKey {
+    fn default() -> LadderKey {
+        LadderKey { cells: [u8::MAX; NN], size: (0, 0), ko: None }
+    }
+}
+
+impl LadderKey {
+    fn of(board: &Board) -> LadderKey {
+        let mut cells = [0u8; NN];
+        board.cells(&mut cells);
+        LadderKey { cells, size: board.size(), ko: board.ko_point().map(|k| (k, board.ko_color())) }
+    }
+}
+
+/// One bit per point.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Bits([u64; NN.div_ceil(64)]);
+
+impl Bits {
+    #[inline]
+    fn set(&mut self, p: usize) {
+        self.0[p / 64] |= 1 << (p % 64);
+    }
+    /// Calls `f` on every set point, in increasing order.
+    #[inline]
+    fn for_each(&self, mut f: impl FnMut(usize)) {
+        for (w, &word) in self.0.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                f(w * 64 + bits.trailing_zeros() as usize);
+                bits &= bits - 1;
+            }
+        }
+    }
+}
+
+/// A board's ladder answers: the laddered stones (channels 14-16) and, per colour, the
+/// attacker's working moves against that colour's laddered 2-liberty chains (channel 17
+/// takes the opponent's).
+#[derive(Clone, Debug, Default)]
+struct LadderMemo {
+    key: LadderKey,
+    laddered: Bits,
+    working: [Bits; 2],
 }
 
 /// Channels 9-13 and globals 0-4: the alternating chain of the last five moves (1 ago

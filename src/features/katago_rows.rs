@@ -44,6 +44,47 @@ struct Scratch {
     row: V7Row,
     boards: Vec<Board>,
     recent: Vec<(Color, Move)>,
+    built: Built,
+}
+
+/// The boards of the last rows, by their cells: a game's rows, read in order, meet each
+/// board three times (now, one and two moves back), and a copy costs far less than
+/// [`Board::from_cells`]. A board here has no ko point; the chain lists' order may be a
+/// replay's rather than `from_cells`'s, which no channel depends on (the ladder search
+/// only through its node budget, docs/planes.md).
+#[derive(Default)]
+struct Built {
+    /// Most recent first, at most [`BUILT_BOARDS`].
+    boards: Vec<([u8; NN], Board)>,
+}
+
+const BUILT_BOARDS: usize = 4;
+
+impl Built {
+    /// The board of `cells` into `out` (`from_cells`, or a copy of a remembered one).
+    fn board(&mut self, cells: &[u8; NN], out: &mut Board) {
+        match self.boards.iter().position(|(c, _)| c == cells) {
+            Some(i) => out.clone_from(&self.boards[i].1),
+            None => {
+                // A row's cells are 0/1/2 by construction (the split stage wrote them).
+                *out = Board::from_cells(cells).unwrap_or_default();
+                self.remember(cells, out);
+            }
+        }
+    }
+
+    /// Remembers `board` (its ko point cleared) as the board of `cells`.
+    fn remember(&mut self, cells: &[u8; NN], board: &Board) {
+        if self.boards.iter().any(|(c, _)| c == cells) {
+            return;
+        }
+        let mut entry = if self.boards.len() >= BUILT_BOARDS { self.boards.pop() } else { None }
+            .unwrap_or_else(|| ([0; NN], Board::new()));
+        entry.0 = *cells;
+        entry.1.clone_from(board);
+        entry.1.clear_ko();
+        self.boards.insert(0, entry);
+    }
 }
 
 thread_local! {
@@ -62,11 +103,11 @@ pub fn encode(pos: &Position, spatial: &mut [u8], global: &mut [f32]) {
 fn encode_with(s: &mut Scratch, pos: &Position) {
     let to_play = Color::from_u8(pos.to_play).unwrap_or(Color::Black);
     // Boards: now, then one and two moves before while the history reaches.
-    s.boards.clear();
-    for k in 0..3 {
-        let Some(cells) = pos.board_before(k) else { break };
-        // A row's cells are 0/1/2 by construction (the split stage wrote them).
-        s.boards.push(Board::from_cells(cells).unwrap_or_default());
+    let have = (0..3).take_while(|&k| pos.board_before(k).is_some()).count();
+    s.boards.resize_with(have, Board::new);
+    for k in (1..have).rev() {
+        let cells = pos.board_before(k).expect("k < have");
+        s.built.board(cells, &mut s.boards[k]);
     }
     s.recent.clear();
     let mut next = to_play;
@@ -85,14 +126,19 @@ fn encode_with(s: &mut Scratch, pos: &Position) {
     // The board now with its ko state as the replay left it (the attacker's first move in
     // the working-move search of channel 17 obeys the ko ban): the last move played again
     // on the board before it, when that gives the row's cells.
-    if let (Some(&(c, mv)), Some(before)) = (s.recent.first(), s.boards.get(1)) {
-        let mut again = before.clone();
-        again.play_unchecked(c, mv);
+    let (first, rest) = s.boards.split_at_mut(1);
+    let mut replayed = false;
+    if let (Some(&(c, mv)), Some(before)) = (s.recent.first(), rest.first()) {
+        first[0].clone_from(before);
+        first[0].play_unchecked(c, mv);
         let mut cells = [0u8; NN];
-        again.cells(&mut cells);
-        if cells == pos.board {
-            s.boards[0] = again;
-        }
+        first[0].cells(&mut cells);
+        replayed = cells == pos.board;
+    }
+    if replayed {
+        s.built.remember(&pos.board, &s.boards[0]);
+    } else {
+        s.built.board(&pos.board, &mut s.boards[0]);
     }
     let rules = KataRules::from_ru(pos.rules.as_deref());
     let handicap = if pos.handicap >= 2 { pos.handicap as u32 } else { 0 };
