@@ -111,34 +111,77 @@ fn read_inputs(out: &Path) -> anyhow::Result<(Vec<GameRow>, Vec<Vec<Wanted>>)> {
     Ok((games, wanted))
 }
 
-/// Bucket files of one export.
+/// Bucket files of one export: per split and bucket, a file of zstd frames (level 1)
+/// that concatenate to its records. A bucket's records wait in a pending buffer of at
+/// most `frame` bytes (plus one record) before they are compressed and appended, so the
+/// buffers together hold at most a quarter of the budget; the records (about 5 KB each,
+/// mostly zero bytes) shrink about tenfold, which makes the spill cheap to write and read.
 struct Buckets {
     dir: PathBuf,
     shift: u32,
     n: usize,
-    files: Vec<BufWriter<File>>,
+    frame: usize,
+    files: Vec<File>,
+    pending: Vec<Vec<u8>>,
+    /// Bytes of records per file, so that a bucket is read back into one allocation.
+    bytes: Vec<usize>,
+    zstd: zstd::bulk::Compressor<'static>,
 }
 
 impl Buckets {
-    fn new(dir: PathBuf, n: usize) -> anyhow::Result<Buckets> {
+    fn new(dir: PathBuf, n: usize, budget: u64) -> anyhow::Result<Buckets> {
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         let mut files = Vec::new();
         for s in 0..2 {
             for b in 0..n {
-                let p = dir.join(format!("{s}-{b:05}.bin"));
-                files.push(BufWriter::new(File::create(&p).with_context(|| format!("creating {}", p.display()))?));
+                let p = dir.join(format!("{s}-{b:05}.zst"));
+                files.push(File::create(&p).with_context(|| format!("creating {}", p.display()))?);
             }
         }
-        Ok(Buckets { dir, shift: 64 - n.trailing_zeros(), n, files })
+        let frame = (budget as usize / 4 / (2 * n)).clamp(16 << 10, 1 << 20);
+        let zstd = zstd::bulk::Compressor::new(1)?;
+        Ok(Buckets {
+            dir,
+            shift: 64 - n.trailing_zeros(),
+            n,
+            frame,
+            files,
+            pending: vec![Vec::new(); 2 * n],
+            bytes: vec![0; 2 * n],
+            zstd,
+        })
     }
     fn push(&mut self, rec: &[u8]) -> std::io::Result<()> {
         let key = u64::from_le_bytes(rec[..8].try_into().expect("8 bytes"));
         let b = if self.n == 1 { 0 } else { (key >> self.shift) as usize };
-        self.files[rec[14] as usize * self.n + b].write_all(rec)
+        let i = rec[14] as usize * self.n + b;
+        self.pending[i].extend_from_slice(rec);
+        self.bytes[i] += rec.len();
+        if self.pending[i].len() >= self.frame {
+            self.flush(i)?;
+        }
+        Ok(())
+    }
+    /// Compresses bucket `i`'s pending records into one frame at the end of its file.
+    fn flush(&mut self, i: usize) -> std::io::Result<()> {
+        if !self.pending[i].is_empty() {
+            let z = self.zstd.compress(&self.pending[i])?;
+            self.files[i].write_all(&z)?;
+            self.pending[i].clear();
+        }
+        Ok(())
+    }
+    fn finish(&mut self) -> std::io::Result<()> {
+        for i in 0..self.pending.len() {
+            self.flush(i)?;
+        }
+        self.pending = Vec::new();
+        Ok(())
     }
     fn read(&self, split: usize, b: usize) -> std::io::Result<Vec<u8>> {
-        let mut v = Vec::new();
-        File::open(self.dir.join(format!("{split}-{b:05}.bin")))?.read_to_end(&mut v)?;
+        let p = self.dir.join(format!("{split}-{b:05}.zst"));
+        let mut v = Vec::with_capacity(self.bytes[split * self.n + b]);
+        zstd::stream::read::Decoder::new(File::open(p)?)?.read_to_end(&mut v)?;
         Ok(v)
     }
 }
@@ -163,7 +206,7 @@ pub fn run(out: &Path, o: &KatagoOptions) -> anyhow::Result<KatagoReport> {
     if tmp.exists() {
         std::fs::remove_dir_all(&tmp)?;
     }
-    let mut buckets = Buckets::new(tmp.clone(), n)?;
+    let mut buckets = Buckets::new(tmp.clone(), n, budget)?;
     let opts = RowOptions { played_policy: o.played_policy, seed: o.seed, layout };
     let todo: Vec<usize> = (0..games.len()).filter(|&i| !wanted[i].is_empty()).collect();
     for chunk in todo.chunks(256) {
@@ -172,7 +215,7 @@ pub fn run(out: &Path, o: &KatagoOptions) -> anyhow::Result<KatagoReport> {
             .map_init(V7Encoder::new, |enc, &gi| {
                 let g = &games[gi];
                 let fin = rows::final_count(g);
-                let mut v = Vec::new();
+                let mut v = Vec::with_capacity(wanted[gi].len() * layout.size);
                 rows::game_rows(g, gi as u32, &wanted[gi], fin.as_ref(), opts, enc, &mut v)?;
                 Ok((v, fin.is_some()))
             })
@@ -185,29 +228,27 @@ pub fn run(out: &Path, o: &KatagoOptions) -> anyhow::Result<KatagoReport> {
             }
         }
     }
-    for f in &mut buckets.files {
-        f.flush()?;
-    }
+    buckets.finish()?;
     for (s, name) in SPLITS.iter().enumerate() {
         let dir = o.to.join(name);
         std::fs::create_dir_all(&dir)?;
-        let mut pending: Vec<u8> = Vec::new();
+        let mut pending = Columns::new(layout);
         let mut file_no = 0;
         for b in 0..n {
             let data = buckets.read(s, b)?;
             let mut recs: Vec<&[u8]> = data.chunks_exact(layout.size).collect();
             recs.sort_by_key(|r| record_order(r));
             for r in recs {
-                pending.extend_from_slice(r);
-                if pending.len() == rows_per_file * layout.size {
-                    write_file(&dir, file_no, &pending, layout, &games)?;
+                pending.push(r);
+                if pending.rows() == rows_per_file {
+                    write_file(&dir, file_no, &pending, &games)?;
                     file_no += 1;
-                    pending.clear();
+                    pending = Columns::new(layout);
                 }
             }
         }
-        if !pending.is_empty() {
-            write_file(&dir, file_no, &pending, layout, &games)?;
+        if pending.rows() > 0 {
+            write_file(&dir, file_no, &pending, &games)?;
             file_no += 1;
         }
         report.files[s] = file_no;
@@ -225,45 +266,55 @@ fn record_order(r: &[u8]) -> (u64, u32, u16) {
     (u(0, 8), u(8, 12) as u32, u(12, 14) as u16)
 }
 
-/// Gathers bytes `off..off + len` of every record.
-fn column(recs: &[u8], size: usize, off: usize, len: usize) -> Vec<u8> {
-    let mut v = Vec::with_capacity(recs.len() / size * len);
-    for r in recs.chunks_exact(size) {
-        v.extend_from_slice(&r[off..off + len]);
+/// The records of one npz file, gathered array by array as they come (one copy each).
+struct Columns {
+    ranges: Vec<(usize, usize)>,
+    /// Per array of [`Layout::arrays`], its bytes of every record so far.
+    arrays: Vec<Vec<u8>>,
+    /// Per record: game index and move number.
+    heads: Vec<(u32, u16)>,
+}
+
+impl Columns {
+    fn new(layout: Layout) -> Columns {
+        let ranges = layout.arrays();
+        Columns { arrays: vec![Vec::new(); ranges.len()], ranges, heads: Vec::new() }
     }
-    v
+    fn push(&mut self, r: &[u8]) {
+        for (v, &(a, b)) in self.arrays.iter_mut().zip(&self.ranges) {
+            v.extend_from_slice(&r[a..b]);
+        }
+        let gi = u32::from_le_bytes(r[8..12].try_into().expect("4 bytes"));
+        self.heads.push((gi, u16::from_le_bytes(r[12..14].try_into().expect("2 bytes"))));
+    }
+    fn rows(&self) -> usize {
+        self.heads.len()
+    }
 }
 
 /// Writes `DIR/data-NNNNN.{npz,json,rows.parquet}` from the records `recs`.
-fn write_file(dir: &Path, no: usize, recs: &[u8], l: Layout, games: &[GameRow]) -> anyhow::Result<()> {
-    let n = recs.len() / l.size;
+fn write_file(dir: &Path, no: usize, recs: &Columns, games: &[GameRow]) -> anyhow::Result<()> {
+    let n = recs.rows();
     let stem = format!("data-{no:05}");
     let path = dir.join(format!("{stem}.npz"));
     let f = BufWriter::new(File::create(&path).with_context(|| format!("creating {}", path.display()))?);
     let mut z = NpzWriter::new(f);
-    let arrays: [(&str, Dtype, Vec<usize>, usize, usize); 6] = [
-        ("binaryInputNCHWPacked", Dtype::U8, vec![n, SPATIAL, PACKED], l.bin, l.global),
-        ("globalInputNC", Dtype::F32, vec![n, GLOBAL], l.global, l.policy),
-        ("policyTargetsNCMove", Dtype::I16, vec![n, 2, MOVES], l.policy, l.gtargets),
-        ("globalTargetsNC", Dtype::F32, vec![n, GLOBAL_TARGETS], l.gtargets, l.score),
-        ("scoreDistrN", Dtype::I8, vec![n, SCORE_DISTR], l.score, l.value),
-        ("valueTargetsNCHW", Dtype::I8, vec![n, VALUE_CHANNELS, 19, 19], l.value, l.meta),
+    let arrays: [(&str, Dtype, Vec<usize>); 7] = [
+        ("binaryInputNCHWPacked", Dtype::U8, vec![n, SPATIAL, PACKED]),
+        ("globalInputNC", Dtype::F32, vec![n, GLOBAL]),
+        ("policyTargetsNCMove", Dtype::I16, vec![n, 2, MOVES]),
+        ("globalTargetsNC", Dtype::F32, vec![n, GLOBAL_TARGETS]),
+        ("scoreDistrN", Dtype::I8, vec![n, SCORE_DISTR]),
+        ("valueTargetsNCHW", Dtype::I8, vec![n, VALUE_CHANNELS, 19, 19]),
+        ("metadataInputNC", Dtype::F32, vec![n, METADATA]),
     ];
-    for (name, dt, shape, a, b) in arrays {
-        z.add(name, dt, &shape, &column(recs, l.size, a, b - a))?;
-    }
-    if l.size > l.meta {
-        z.add("metadataInputNC", Dtype::F32, &[n, METADATA], &column(recs, l.size, l.meta, l.size - l.meta))?;
+    for ((name, dt, shape), bytes) in arrays.into_iter().zip(&recs.arrays) {
+        z.add(name, dt, &shape, bytes)?;
     }
     z.finish()?.flush()?;
     std::fs::write(dir.join(format!("{stem}.json")), format!("{{\"num_rows\": {n}}}\n"))?;
-    let mut ids = Vec::with_capacity(n);
-    let mut moves = Vec::with_capacity(n);
-    for r in recs.chunks_exact(l.size) {
-        let gi = u32::from_le_bytes(r[8..12].try_into().expect("4 bytes")) as usize;
-        ids.push(games[gi].game_id.to_hex());
-        moves.push(u16::from_le_bytes(r[12..14].try_into().expect("2 bytes")));
-    }
+    let ids: Vec<String> = recs.heads.iter().map(|&(gi, _)| games[gi as usize].game_id.to_hex()).collect();
+    let moves: Vec<u16> = recs.heads.iter().map(|&(_, m)| m).collect();
     let batch = RecordBatch::try_from_iter([
         ("game_id", Arc::new(StringArray::from(ids)) as ArrayRef),
         ("move_number", Arc::new(UInt16Array::from(moves)) as ArrayRef),

@@ -51,6 +51,13 @@ impl Layout {
         let size = meta + if metadata { METADATA * 4 } else { 0 };
         Layout { bin, global, policy, gtargets, score, value, meta, size }
     }
+    /// The byte ranges of the npz arrays in a record, in the npz's order
+    /// (`metadataInputNC` last, only with `--metadata`).
+    pub fn arrays(&self) -> Vec<(usize, usize)> {
+        let ends = [self.bin, self.global, self.policy, self.gtargets, self.score, self.value, self.meta, self.size];
+        let n = if self.size > self.meta { 7 } else { 6 };
+        (0..n).map(|i| (ends[i], ends[i + 1])).collect()
+    }
 }
 
 /// A sampled row to export.
@@ -155,7 +162,10 @@ struct Encode<'a, 'b> {
     next: usize,
     enc: &'b mut V7Encoder,
     row: V7Row,
+    /// The boards before the last two steps, in turn: `prev[newest]` is one move back,
+    /// the other two moves back (each step overwrites the older one in place).
     prev: [Option<Board>; 2],
+    newest: usize,
     placed: [u32; 2],
     out: &'b mut Vec<u8>,
 }
@@ -170,9 +180,11 @@ impl Visitor for Encode<'_, '_> {
             self.next += 1;
             self.encode(board, step, w);
         }
-        let older = self.prev[0].take();
-        self.prev[1] = older;
-        self.prev[0] = Some(board.clone());
+        self.newest ^= 1;
+        match &mut self.prev[self.newest] {
+            Some(b) => b.clone_from(board),
+            slot => *slot = Some(board.clone()),
+        }
     }
     fn after(&mut self, _: &Board, step: &Step) {
         if step.mv != Move::Pass {
@@ -190,7 +202,7 @@ impl Encode<'_, '_> {
         let pos = V7Position {
             board,
             ko: board.ko_point(),
-            prev: [self.prev[0].as_ref(), self.prev[1].as_ref()],
+            prev: [self.prev[self.newest].as_ref(), self.prev[self.newest ^ 1].as_ref()],
             to_play: step.color,
             recent: &recent,
             rules: &ctx.rules,
@@ -231,11 +243,11 @@ impl Encode<'_, '_> {
 /// KataGo's count of leading black non-pass moves (`computeNumHandicapStones`): stops
 /// at the first white move, and counts nothing when white then moves twice in a row.
 pub fn leading_black(moves: impl Iterator<Item = (Color, Move)>) -> u32 {
-    let moves: Vec<(Color, Move)> = moves.collect();
+    let mut moves = moves.peekable();
     let mut n = 0;
-    for (i, &(c, m)) in moves.iter().enumerate() {
+    while let Some((c, m)) = moves.next() {
         if c != Color::Black {
-            if moves.get(i + 1).is_some_and(|x| x.0 != Color::Black) {
+            if moves.peek().is_some_and(|x| x.0 != Color::Black) {
                 n = 0;
             }
             break;
@@ -247,15 +259,18 @@ pub fn leading_black(moves: impl Iterator<Item = (Color, Move)>) -> u32 {
     n
 }
 
-/// Channels packed MSB first, 46 bytes each (`np.packbits` order).
+/// Channels packed MSB first, 46 bytes each (`np.packbits` order): eight 0/1 bytes read
+/// as one little-endian word, whose product with `0x8040201008040201` gathers byte `j`
+/// into bit `63 − j` (the partial products never overlap, so nothing carries); point 360
+/// is the last byte's top bit.
 fn pack_bits(row: &V7Row, out: &mut [u8]) {
-    out.fill(0);
-    for ch in 0..SPATIAL {
-        for p in 0..NN {
-            if row.get(ch, p) {
-                out[ch * PACKED + p / 8] |= 0x80 >> (p % 8);
-            }
+    for (ch, dst) in out.chunks_exact_mut(PACKED).take(SPATIAL).enumerate() {
+        let src = &row.spatial[ch * NN..(ch + 1) * NN];
+        for (d, w) in dst.iter_mut().zip(src.chunks_exact(8)) {
+            let x = u64::from_le_bytes(w.try_into().expect("8 bytes")) & 0x0101_0101_0101_0101;
+            *d = (x.wrapping_mul(0x8040_2010_0804_0201) >> 56) as u8;
         }
+        dst[PACKED - 1] = if src[NN - 1] != 0 { 0x80 } else { 0 };
     }
 }
 
@@ -401,7 +416,48 @@ pub fn game_rows(
     let komi = g.meta.komi.unwrap_or_else(|| crate::scoring::default_komi(g.effective_handicap()));
     let ctx = GameCtx { g, rules, komi, positions: collect.cells, fin, opts, game_index };
     let placed = [g.setup_black.len() as u32, g.setup_white.len() as u32];
-    let mut v = Encode { ctx: &ctx, wanted, next: 0, enc, row: V7Row::default(), prev: [None, None], placed, out };
+    let mut v =
+        Encode { ctx: &ctx, wanted, next: 0, enc, row: V7Row::default(), prev: [None, None], newest: 0, placed, out };
     replay(g, &permissive(), &mut v).map_err(|r| anyhow::anyhow!("{}: {}", g.location(), r.detail))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pack_bits_is_numpys_packbits_msb_first() {
+        let mut state = 3u64;
+        for density in [0u64, 1, 7, 50, 100] {
+            let mut row = V7Row::default();
+            for v in row.spatial.iter_mut() {
+                let r;
+                (state, r) = crate::engine::zobrist::splitmix64(state);
+                *v = (r % 100 < density) as u8;
+            }
+            let mut want = vec![0u8; SPATIAL * PACKED];
+            for ch in 0..SPATIAL {
+                for p in 0..NN {
+                    if row.get(ch, p) {
+                        want[ch * PACKED + p / 8] |= 0x80 >> (p % 8);
+                    }
+                }
+            }
+            let mut got = vec![0xAAu8; SPATIAL * PACKED];
+            pack_bits(&row, &mut got);
+            assert_eq!(got, want, "density {density}%");
+        }
+    }
+
+    #[test]
+    fn leading_black_counts_the_leading_black_stones() {
+        let (b, w, pass) = (Color::Black, Color::White, Move::Pass);
+        let at = Move::Play(crate::coord::Point::new(3, 3).expect("on board"));
+        assert_eq!(leading_black([(b, at), (b, at), (w, at), (b, at)].into_iter()), 2);
+        assert_eq!(leading_black([(b, at), (b, pass), (b, at)].into_iter()), 2);
+        assert_eq!(leading_black([(b, at), (b, at), (w, at), (w, at)].into_iter()), 0);
+        assert_eq!(leading_black([(w, at), (b, at)].into_iter()), 0);
+        assert_eq!(leading_black([].into_iter()), 0);
+    }
 }
