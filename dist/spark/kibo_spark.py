@@ -110,6 +110,10 @@ def part_task(a, step, work, extra_of):
     return task
 
 
+class MetricsUnavailable(Exception):
+    """Spark's status API did not answer: the job stands, its step metrics are left out."""
+
+
 class Metrics:
     """Tasks, attempts and shuffle bytes of each step, from Spark's own status API
     (the UI's REST endpoint on the driver), by job group."""
@@ -118,9 +122,17 @@ class Metrics:
         self.sc = sc
 
     def _get(self, path):
+        # The driver answers slowly on a loaded host (a 10 s timeout failed whole jobs at
+        # a load of 8 on 2 cores): a generous timeout, tried three times.
         url = f"{self.sc.uiWebUrl}/api/v1/applications/{self.sc.applicationId}/{path}"
-        with urllib.request.urlopen(url, timeout=10) as r:
-            return json.load(r)
+        for attempt in range(3):
+            try:
+                with urllib.request.urlopen(url, timeout=60) as r:
+                    return json.load(r)
+            except OSError as e:  # URLError and TimeoutError included
+                if attempt == 2:
+                    raise MetricsUnavailable(f"{url}: {e}") from e
+                time.sleep(1 + attempt)
 
     def collect(self, groups):
         if not self.sc.uiWebUrl:
@@ -288,7 +300,12 @@ def main(argv=None):
         step("dedup", dedup)
     step("write", map_step("write", lambda k: dups_of(k) + ["--kept", os.path.join(work, "kept", f"part={k}")]))
 
-    metrics = Metrics(sc).collect([s for s in STEPS if s in timings]) if timings else None
+    try:
+        metrics = Metrics(sc).collect([s for s in STEPS if s in timings]) if timings else None
+    except MetricsUnavailable as e:
+        print(f"kibo-spark: warning: Spark's status API did not answer ({e}); "
+              "the step metrics are left out of the figures", file=sys.stderr)
+        metrics = None
     figures = {
         "master": sc.master, "spark_version": spark.version, "parts": len(ks), "default_parallelism": cores,
         "steps": {s: dict((metrics or {}).get(s, {}), seconds=round(timings[s], 3),
