@@ -16,9 +16,12 @@ every disagreement with GNU Go (`gnugo --score aftermath`, two at a time, ~1.5 s
 game) and gives its cause: *record wrong* (margin, or winner) when GNU Go's margin is
 kibo's within 1 point, *kibo wrong* when it is the record's, *ambiguous* otherwise;
 `--gnugo-decided` counts every decided game with GNU Go and prints how often its
-winner is kibo's (minutes: ~500 games). Asserts nothing.
+winner is kibo's (minutes: ~500 games). GNU Go's counts are remembered by each record's
+content in `$KIBO_GNUGO_CACHE` (default ~/.cache/kibo-gnugo-margins.json), so a second
+binary is judged in the time of its `kibo filter` runs. Asserts nothing.
 """
 import concurrent.futures
+import hashlib
 import shutil
 import tarfile
 import argparse
@@ -124,8 +127,19 @@ def gnugo_margins(rows, shared, tmp):
         with tarfile.open(archive) as t:
             t.extractall(tmp, members=[m for m in t.getmembers() if m.name in members], filter="data")
     paths = [pathlib.Path(tmp) / r["member"] if r.get("member") else pathlib.Path(r["source_file"]) for r in rows]
+    # GNU Go's count depends on the record alone: remembered by the file's content
+    # (blake2b), so that comparing two kibo binaries counts each game with GNU Go once.
+    cache_file = pathlib.Path(os.environ.get("KIBO_GNUGO_CACHE", os.path.expanduser("~/.cache/kibo-gnugo-margins.json")))
+    cache = json.loads(cache_file.read_text()) if cache_file.exists() else {}
+    keys = [hashlib.blake2b(p.read_bytes(), digest_size=16).hexdigest() for p in paths]
+    todo = sorted({k: p for k, p in zip(keys, paths) if k not in cache}.items())
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        return list(pool.map(lambda p: gnugo_margin(gnugo, p), paths))
+        for (k, _), m in zip(todo, pool.map(lambda kp: gnugo_margin(gnugo, kp[1]), todo)):
+            cache[k] = m
+    if todo:
+        cache_file.parent.mkdir(parents=True, exist_ok=True)
+        cache_file.write_text(json.dumps(cache, sort_keys=True))
+    return [cache[k] for k in keys]
 
 
 def main():
