@@ -150,38 +150,30 @@ fn in_slice<'a, T: pyo3::buffer::Element>(b: &'a PyBuffer<T>, len: usize, what: 
     Ok(unsafe { std::slice::from_raw_parts(b.buf_ptr() as *const T, len) })
 }
 
-/// `to[i] = from[i]` as f32, eight at a time (a shape the compiler vectorises).
-fn widen(from: &[u8; NN], to: &mut [f32]) {
-    let mut out = to.chunks_exact_mut(8);
-    let mut inp = from.chunks_exact(8);
-    for (t, f) in (&mut out).zip(&mut inp) {
-        let f: &[u8; 8] = f.try_into().expect("invariant: chunks of 8");
-        let t: &mut [f32; 8] = t.try_into().expect("invariant: chunks of 8");
-        for k in 0..8 {
-            t[k] = i32::from(f[k]) as f32;
-        }
-    }
-    for (t, &f) in out.into_remainder().iter_mut().zip(inp.remainder()) {
-        *t = i32::from(f) as f32;
-    }
-}
-
-/// Plane `plane` (361 bytes) under symmetry `s`, into `turned`: the flips row by row
-/// (each row a row of the board, maybe reversed), then the transpose with constant
-/// bounds (no index table, no bounds checks). `flipped` is scratch.
-fn turn_plane(plane: &[u8], s: u8, flipped: &mut [u8; NN], turned: &mut [u8; NN]) {
-    let rows = if s & 4 == 0 { &mut *turned } else { &mut *flipped };
-    for (r, to_row) in rows.chunks_exact_mut(N).enumerate() {
-        let row = if s & 1 != 0 { N - 1 - r } else { r };
-        to_row.copy_from_slice(&plane[row * N..(row + 1) * N]);
-        if s & 2 != 0 {
-            to_row.reverse();
-        }
-    }
-    if s & 4 != 0 {
-        for r in 0..N {
-            for c in 0..N {
-                turned[c * N + r] = flipped[r * N + c];
+/// Plane `plane` (361 bytes) under symmetry `s` (`coord::symmetry`: bit 0 flips rows,
+/// bit 1 flips columns, bit 2 transposes after the flips) into `out`, each value through
+/// `conv`: row `j` of the result is a row of the plane (a column, transposed), maybe
+/// reversed, read with iterators of constant stride (no index table, no bounds checks).
+fn turn<T>(plane: &[u8], s: u8, out: &mut [T], conv: impl Fn(u8) -> T) {
+    let line = |j: usize, flip: bool| if flip { N - 1 - j } else { j };
+    for (j, to) in out.chunks_exact_mut(N).enumerate() {
+        if s & 4 == 0 {
+            // Row `j`: the plane's row `j` (or its mirror), maybe reversed.
+            let from = &plane[line(j, s & 1 != 0) * N..][..N];
+            if s & 2 == 0 {
+                to.iter_mut().zip(from).for_each(|(t, &f)| *t = conv(f));
+            } else {
+                to.iter_mut().zip(from.iter().rev()).for_each(|(t, &f)| *t = conv(f));
+            }
+        } else {
+            // Row `j`: the flipped plane's column `j`, that is the plane's column
+            // `line(j, s & 2)`, from the bottom when the rows flip (written from the
+            // end: a reversed `step_by` is slow).
+            let column = plane[line(j, s & 2 != 0)..].iter().step_by(N);
+            if s & 1 == 0 {
+                to.iter_mut().zip(column).for_each(|(t, &f)| *t = conv(f));
+            } else {
+                to.iter_mut().rev().zip(column).for_each(|(t, &f)| *t = conv(f));
             }
         }
     }
@@ -237,17 +229,15 @@ fn orient_into(
         from[symmetry_index(i as u16, s) as usize] = i;
     }
     py.detach(|| {
-        let (mut flipped, mut turned) = ([0u8; NN], [0u8; NN]);
         for i in 0..n {
             let r = rows.map_or(i, |rows| rows[i] as usize);
             let row = &src[r * plane_row..(r + 1) * plane_row];
             for (c, plane) in row.chunks_exact(NN).enumerate() {
                 let k = i * plane_row + c * NN;
-                turn_plane(plane, s, &mut flipped, &mut turned);
                 if let Some(d) = dst_f32.as_deref_mut() {
-                    widen(&turned, &mut d[k..k + NN]);
+                    turn(plane, s, &mut d[k..k + NN], f32::from);
                 } else if let Some(d) = dst_u8.as_deref_mut() {
-                    d[k..k + NN].copy_from_slice(&turned);
+                    turn(plane, s, &mut d[k..k + NN], |v| v);
                 }
             }
             let p = &pol[r * (NN + 1)..(r + 1) * (NN + 1)];
