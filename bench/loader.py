@@ -1,7 +1,9 @@
 """Throughput of kibo's Python side, one process: `kibo.features` alone (the Rust encoder
 through the Arrow C interface) and `kibo.torch.ShardDataset` through a DataLoader with one
 worker (float32 planes, and uint8) and in the calling process (read, encode, shuffle buffer, batch, symmetry), positions per second, per feature
-set. Prints figures, asserts nothing.
+set, timed from the first batch on, with the CPU seconds the worker and the calling
+process spent meanwhile (on a loaded host, positions / worker CPU-s is what the worker
+could give with a core of its own). Prints figures, asserts nothing.
 
     .venv/bin/python bench/loader.py OUT [--sets leela-18,katago-v7] [--positions 200000]
 """
@@ -36,16 +38,29 @@ def encode_rate(files, name, limit):
     return n, time.perf_counter() - start
 
 
+def cpu_seconds(pid):
+    """User + system CPU seconds of process `pid` so far (/proc/PID/stat)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def loader_rate(out, name, limit, workers, planes="float32"):
+    """(positions, wall seconds, CPU seconds of this process, CPU seconds of the worker)
+    from the first batch on (the worker's start and the buffer's filling excluded)."""
     ds = ShardDataset(out, split="train", features=name, shuffle_buffer=16384, seed=1, batch_size=256, planes=planes)
-    dl = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=workers)
+    it = iter(torch.utils.data.DataLoader(ds, batch_size=None, num_workers=workers))
+    next(it)
+    pid = it._workers[0].pid if workers else None
+    w0 = cpu_seconds(pid) if pid else 0.0
     n = 0
-    start = time.perf_counter()
-    for b in dl:
+    start, c0 = time.perf_counter(), time.process_time()
+    for b in it:
         n += len(b["value"])
         if n >= limit:
             break
-    return n, time.perf_counter() - start
+    wall, cpu = time.perf_counter() - start, time.process_time() - c0
+    return n, wall, cpu, (cpu_seconds(pid) - w0) if pid else 0.0
 
 
 def main():
@@ -63,11 +78,12 @@ def main():
     print("|---|---|---|---|---|")
     for name in a.sets.split(","):
         n1, s1 = encode_rate(files, name, a.positions)
-        n2, s2 = loader_rate(a.out, name, a.positions, 0)
-        n3, s3 = loader_rate(a.out, name, a.positions, 1)
-        n4, s4 = loader_rate(a.out, name, a.positions, 1, "uint8")
-        print(f"| {name} | {n1 / s1:,.0f} ({n1} in {s1:.2f} s) | {n2 / s2:,.0f} ({n2} in {s2:.2f} s) "
-              f"| {n3 / s3:,.0f} ({n3} in {s3:.2f} s) | {n4 / s4:,.0f} ({n4} in {s4:.2f} s) |", flush=True)
+        n2, s2, c2, _ = loader_rate(a.out, name, a.positions, 0)
+        cells = [f"{n1 / s1:,.0f} ({n1} in {s1:.2f} s)", f"{n2 / s2:,.0f} ({n2} in {s2:.2f} s, {c2:.2f} CPU-s)"]
+        for planes in ("float32", "uint8"):
+            n, s, main_cpu, worker_cpu = loader_rate(a.out, name, a.positions, 1, planes)
+            cells.append(f"{n / s:,.0f} ({n} in {s:.2f} s; CPU-s: worker {worker_cpu:.2f}, main {main_cpu:.2f})")
+        print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
 
 
 if __name__ == "__main__":

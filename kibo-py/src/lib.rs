@@ -56,10 +56,14 @@ fn out_slice<'a, T: pyo3::buffer::Element>(b: &'a mut PyBuffer<T>, len: usize, w
 }
 
 /// Encodes every row of one batch of sample rows with the set `name`, straight into the
-/// caller's arrays (numpy, or any writable buffer): `spatial` u8 `n × C × 361`, `global`
-/// f32 `n × G`, `policy` f32 `n × 362` (the move distribution, normalised), `value` f32
-/// `n` (+1 the side to move won, −1 lost, 0 no winner). Returns `n`.
+/// caller's arrays (numpy, or any writable buffer): `spatial` u8 `C × 361` a row, `global`
+/// f32 `G`, `policy` f32 `362` (the move distribution, normalised), `value` f32 `1` (+1
+/// the side to move won, −1 lost, 0 no winner). Row `i` of the batch goes to row `i` of
+/// the arrays (they hold at least `n` rows), or with `slots` (int64, `n` of them) to row
+/// `slots[i]` (the arrays hold as many rows as `value` has items; each slot is checked
+/// against it). Returns `n`.
 #[pyfunction]
+#[pyo3(signature = (name, schema, array, spatial, global, policy, value, slots=None))]
 #[allow(clippy::too_many_arguments)]
 fn encode_into(
     py: Python<'_>,
@@ -70,6 +74,7 @@ fn encode_into(
     mut global: PyBuffer<f32>,
     mut policy: PyBuffer<f32>,
     mut value: PyBuffer<f32>,
+    slots: Option<PyBuffer<i64>>,
 ) -> PyResult<usize> {
     let set = by_name(name)
         .ok_or_else(|| PyValueError::new_err(format!("no feature set {name:?}; known: {}", names().join(", "))))?;
@@ -77,23 +82,29 @@ fn encode_into(
     let n = batch.num_rows();
     let (s, g) = (set.spatial * NN, set.global);
     disjoint(&[range(&spatial), range(&global), range(&policy), range(&value)])?;
-    let spatial = out_slice(&mut spatial, n * s, "spatial")?;
-    let global = out_slice(&mut global, n * g, "global")?;
-    let policy = out_slice(&mut policy, n * (NN + 1), "policy")?;
-    let value = out_slice(&mut value, n, "value")?;
+    let slots = slots.as_ref().map(|b| in_slice(b, n, "slots")).transpose()?;
+    // The rows the arrays must hold: `n`, or all of `value`'s when the rows go to slots.
+    let rows = if slots.is_some() { value.item_count() } else { n };
+    if let Some(&bad) = slots.into_iter().flatten().find(|&&k| k < 0 || k as usize >= rows) {
+        return Err(PyValueError::new_err(format!("slots: {bad} is not a row of arrays of {rows} rows")));
+    }
+    let spatial = out_slice(&mut spatial, rows * s, "spatial")?;
+    let global = out_slice(&mut global, rows * g, "global")?;
+    let policy = out_slice(&mut policy, rows * (NN + 1), "policy")?;
+    let value = out_slice(&mut value, rows, "value")?;
     let mut i = 0;
     let mut pos = Position::default();
     py.detach(|| {
-        spatial.fill(0);
-        global.fill(0.0);
-        policy.fill(0.0);
         positions_of_batch(&batch, &mut pos, |p| {
-            (set.encode)(p, &mut spatial[i * s..(i + 1) * s], &mut global[i * g..(i + 1) * g]);
+            let k = slots.map_or(i, |sl| sl[i] as usize);
+            (set.encode)(p, &mut spatial[k * s..(k + 1) * s], &mut global[k * g..(k + 1) * g]);
+            let policy = &mut policy[k * (NN + 1)..(k + 1) * (NN + 1)];
+            policy.fill(0.0);
             let total: u32 = p.dist.iter().map(|d| d.1).sum();
             for &(m, c) in &p.dist {
-                policy[i * (NN + 1) + m as usize] = c as f32 / total.max(1) as f32;
+                policy[m as usize] = c as f32 / total.max(1) as f32;
             }
-            value[i] = match p.winner {
+            value[k] = match p.winner {
                 Some(w) if w == p.to_play => 1.0,
                 Some(_) => -1.0,
                 None => 0.0,
@@ -139,47 +150,44 @@ fn in_slice<'a, T: pyo3::buffer::Element>(b: &'a PyBuffer<T>, len: usize, what: 
     Ok(unsafe { std::slice::from_raw_parts(b.buf_ptr() as *const T, len) })
 }
 
-/// `to[i] = from[i]` as f32, eight at a time (a shape the compiler vectorises).
-fn widen(from: &[u8; NN], to: &mut [f32]) {
-    let mut out = to.chunks_exact_mut(8);
-    let mut inp = from.chunks_exact(8);
-    for (t, f) in (&mut out).zip(&mut inp) {
-        let f: &[u8; 8] = f.try_into().expect("invariant: chunks of 8");
-        let t: &mut [f32; 8] = t.try_into().expect("invariant: chunks of 8");
-        for k in 0..8 {
-            t[k] = i32::from(f[k]) as f32;
-        }
-    }
-    for (t, &f) in out.into_remainder().iter_mut().zip(inp.remainder()) {
-        *t = i32::from(f) as f32;
-    }
-}
-
-/// Plane `plane` (361 bytes) under symmetry `s`, into `turned`: the flips row by row
-/// (each row a row of the board, maybe reversed), then the transpose with constant
-/// bounds (no index table, no bounds checks). `flipped` is scratch.
-fn turn_plane(plane: &[u8], s: u8, flipped: &mut [u8; NN], turned: &mut [u8; NN]) {
-    let rows = if s & 4 == 0 { &mut *turned } else { &mut *flipped };
-    for (r, to_row) in rows.chunks_exact_mut(N).enumerate() {
-        let row = if s & 1 != 0 { N - 1 - r } else { r };
-        to_row.copy_from_slice(&plane[row * N..(row + 1) * N]);
-        if s & 2 != 0 {
-            to_row.reverse();
-        }
-    }
-    if s & 4 != 0 {
-        for r in 0..N {
-            for c in 0..N {
-                turned[c * N + r] = flipped[r * N + c];
+/// Plane `plane` (361 bytes) under symmetry `s` (`coord::symmetry`: bit 0 flips rows,
+/// bit 1 flips columns, bit 2 transposes after the flips) into `out`, each value through
+/// `conv`: row `j` of the result is a row of the plane (a column, transposed), maybe
+/// reversed, read with iterators of constant stride (no index table, no bounds checks).
+fn turn<T>(plane: &[u8], s: u8, out: &mut [T], conv: impl Fn(u8) -> T) {
+    let line = |j: usize, flip: bool| if flip { N - 1 - j } else { j };
+    for (j, to) in out.chunks_exact_mut(N).enumerate() {
+        if s & 4 == 0 {
+            // Row `j`: the plane's row `j` (or its mirror), maybe reversed.
+            let from = &plane[line(j, s & 1 != 0) * N..][..N];
+            if s & 2 == 0 {
+                to.iter_mut().zip(from).for_each(|(t, &f)| *t = conv(f));
+            } else {
+                to.iter_mut().zip(from.iter().rev()).for_each(|(t, &f)| *t = conv(f));
+            }
+        } else {
+            // Row `j`: the flipped plane's column `j`, that is the plane's column
+            // `line(j, s & 2)`, from the bottom when the rows flip (written from the
+            // end: a reversed `step_by` is slow).
+            let column = plane[line(j, s & 2 != 0)..].iter().step_by(N);
+            if s & 1 == 0 {
+                to.iter_mut().zip(column).for_each(|(t, &f)| *t = conv(f));
+            } else {
+                to.iter_mut().rev().zip(column).for_each(|(t, &f)| *t = conv(f));
             }
         }
     }
 }
 
-/// Symmetry `s` (KataGo's numbering, `coord::symmetry`) on `n` rows of planes (u8,
-/// `n × C × 361`) and policies (f32, `n × 362`, the pass stays), written to
-/// `planes_out` (f32, widened in the same pass, or u8) and to `policy_out`.
+/// Symmetry `s` (KataGo's numbering, `coord::symmetry`) on rows of planes (u8, `C × 361`
+/// a row) and policies (f32, `362` a row, the pass stays), written to `planes_out` (f32,
+/// widened in the same pass, or u8) and to `policy_out`, `n` rows: rows `0..n` of the
+/// inputs (which hold `n` rows), or with `rows` (int64, `n` of them) rows `rows[i]` of
+/// the inputs (as many rows as `policy` holds; each row is checked against it): the
+/// gather of a batch from a shuffle buffer, in the same pass.
 #[pyfunction]
+#[pyo3(signature = (s, n, planes, policy, planes_out, policy_out, rows=None))]
+#[allow(clippy::too_many_arguments)]
 fn orient_into(
     py: Python<'_>,
     s: u8,
@@ -188,13 +196,23 @@ fn orient_into(
     policy: PyBuffer<f32>,
     planes_out: &Bound<'_, PyAny>,
     mut policy_out: PyBuffer<f32>,
+    rows: Option<PyBuffer<i64>>,
 ) -> PyResult<()> {
-    if s >= 8 || n == 0 || !planes.item_count().is_multiple_of(n * NN) {
-        return Err(PyValueError::new_err(format!("orient_into: symmetry {s} of {n} rows of planes")));
+    let have = policy.item_count() / (NN + 1);
+    let bad = || PyValueError::new_err(format!("orient_into: symmetry {s} of {n} rows of planes"));
+    if s >= 8 || n == 0 || have == 0 || !planes.item_count().is_multiple_of(have * NN) {
+        return Err(bad());
     }
-    let len = planes.item_count();
-    let src = in_slice(&planes, len, "planes")?;
-    let pol = in_slice(&policy, n * (NN + 1), "policy")?;
+    if rows.is_none() && have != n {
+        return Err(bad());
+    }
+    let plane_row = planes.item_count() / have;
+    let src = in_slice(&planes, planes.item_count(), "planes")?;
+    let pol = in_slice(&policy, have * (NN + 1), "policy")?;
+    let rows = rows.as_ref().map(|b| in_slice(b, n, "rows")).transpose()?;
+    if let Some(&r) = rows.into_iter().flatten().find(|&&r| r < 0 || r as usize >= have) {
+        return Err(PyValueError::new_err(format!("rows: {r} is not a row of inputs of {have} rows")));
+    }
     let (mut wide, mut narrow) = match PyBuffer::<f32>::get(planes_out) {
         Ok(b) => (Some(b), None),
         Err(_) => (None, Some(PyBuffer::<u8>::get(planes_out)?)),
@@ -202,6 +220,7 @@ fn orient_into(
     let out_range = wide.as_ref().map_or_else(|| range(narrow.as_ref().expect("invariant: one of the two")), range);
     disjoint(&[range(&planes), range(&policy), range(&policy_out), out_range])?;
     let pol_out = out_slice(&mut policy_out, n * (NN + 1), "policy_out")?;
+    let len = n * plane_row;
     let mut dst_f32 = wide.as_mut().map(|b| out_slice(b, len, "planes_out")).transpose()?;
     let mut dst_u8 = narrow.as_mut().map(|b| out_slice(b, len, "planes_out")).transpose()?;
     // Point `q` of the turned board is point `from[q]` of the board.
@@ -210,16 +229,19 @@ fn orient_into(
         from[symmetry_index(i as u16, s) as usize] = i;
     }
     py.detach(|| {
-        let (mut flipped, mut turned) = ([0u8; NN], [0u8; NN]);
-        for (k, plane) in src.chunks_exact(NN).enumerate() {
-            turn_plane(plane, s, &mut flipped, &mut turned);
-            if let Some(d) = dst_f32.as_deref_mut() {
-                widen(&turned, &mut d[k * NN..(k + 1) * NN]);
-            } else if let Some(d) = dst_u8.as_deref_mut() {
-                d[k * NN..(k + 1) * NN].copy_from_slice(&turned);
+        for i in 0..n {
+            let r = rows.map_or(i, |rows| rows[i] as usize);
+            let row = &src[r * plane_row..(r + 1) * plane_row];
+            for (c, plane) in row.chunks_exact(NN).enumerate() {
+                let k = i * plane_row + c * NN;
+                if let Some(d) = dst_f32.as_deref_mut() {
+                    turn(plane, s, &mut d[k..k + NN], f32::from);
+                } else if let Some(d) = dst_u8.as_deref_mut() {
+                    turn(plane, s, &mut d[k..k + NN], |v| v);
+                }
             }
-        }
-        for (p, to) in pol.chunks_exact(NN + 1).zip(pol_out.chunks_exact_mut(NN + 1)) {
+            let p = &pol[r * (NN + 1)..(r + 1) * (NN + 1)];
+            let to = &mut pol_out[i * (NN + 1)..(i + 1) * (NN + 1)];
             for (t, &f) in to.iter_mut().zip(&from) {
                 *t = p[f];
             }

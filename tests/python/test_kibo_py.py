@@ -119,3 +119,32 @@ def test_katago_features_equal_the_npz_export(katago_data, dev_out):
             n += len(take)
     assert n > 10000
     assert global_only <= n // 1000, f"{global_only} of {n} rows differ in their komi"
+
+
+def test_worker_batches_are_the_in_process_ones_held_or_not(sample_out):
+    """A DataLoader worker writes each batch into a block of shared memory that it writes
+    again only once nothing holds that batch: its batches, all held at once (more than the
+    pool keeps) or each let go of at once (blocks reused), are those of the same dataset in
+    the calling process, and the same seed gives the same batches."""
+    args = dict(split="train", features="leela-18", shuffle_buffer=500, seed=9, batch_size=64)
+    mine = list(kibo_torch.ShardDataset(sample_out, **args))
+    assert len(mine) > kibo_torch._Pool.KEEP
+    keys = ("spatial", "global", "policy", "value", "weight", "move_number")
+
+    def same(a, b):
+        assert a["game_id"] == b["game_id"] and a["symmetry"] == b["symmetry"]
+        for k in keys:
+            x, y = np.asarray(a[k]), np.asarray(b[k])
+            assert x.dtype == y.dtype and x.shape == y.shape and (x == y).all(), k
+
+    for a, b in zip(mine, kibo_torch.ShardDataset(sample_out, **args), strict=True):
+        same(a, b)
+    dl = torch.utils.data.DataLoader(kibo_torch.ShardDataset(sample_out, **args), batch_size=None, num_workers=1)
+    held = list(dl)
+    for a, b in zip(mine, held, strict=True):
+        same(a, b)
+    n = 0
+    for a, b in zip(mine, dl, strict=True):
+        same(a, b)
+        n += len(b["value"])
+    assert n == sum(len(a["value"]) for a in mine)

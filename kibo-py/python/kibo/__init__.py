@@ -34,16 +34,20 @@ def _table(table):
     return pa.Table.from_arrays(cols, names=list(COLUMNS)).combine_chunks()
 
 
-def _encode_into(table, name, spatial, glob, policy, value):
+def _encode_into(table, name, spatial, glob, policy, value, slots=None):
     """Encodes the rows of `table` (as `_table` makes it) into the first rows of the
-    arrays (C-contiguous, writable: numpy arrays or row ranges of them); returns the
+    arrays (C-contiguous, writable: numpy arrays or row ranges of them), or with `slots`
+    (int64, one per row) row `i` into row `slots[i]` of the whole arrays; returns the
     rows written."""
     at = 0
     for batch in table.to_batches():
         schema, array = batch.__arrow_c_array__()
         n = batch.num_rows
-        _kibo.encode_into(name, schema, array, spatial[at:at + n], glob[at:at + n], policy[at:at + n],
-                          value[at:at + n])
+        if slots is None:
+            _kibo.encode_into(name, schema, array, spatial[at:at + n], glob[at:at + n], policy[at:at + n],
+                              value[at:at + n])
+        else:
+            _kibo.encode_into(name, schema, array, spatial, glob, policy, value, slots[at:at + n])
         at += n
     return at
 
