@@ -7,6 +7,9 @@
 //! * one line per feature set: `encode` alone on the stored positions (leela-18's target
 //!   is ≥ 500 k positions/s per core). `cargo bench --bench features -- katago` runs only
 //!   the sets whose name holds `katago`.
+//! * `katago-v7, RU = Tromp-Taylor`: the same positions with their rules replaced by a
+//!   superko rule set (the sample's games are Japanese, and simple ko costs nothing extra),
+//!   to measure the superko bans of channel 6.
 
 use std::time::Instant;
 
@@ -66,25 +69,35 @@ fn main() {
     // `cargo bench --bench features -- NAME`: only the sets whose name holds NAME.
     let only: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     for set in sets().iter().filter(|s| only.is_empty() || only.iter().any(|o| s.name.contains(o.as_str()))) {
-        let mut spatial = vec![0u8; set.spatial * NN];
-        let mut global = vec![0f32; set.global];
-        let reps = if set.name.starts_with("leela") { 20 } else { 5 };
-        let t = Instant::now();
-        let mut check = 0u64;
-        for _ in 0..reps {
-            for p in &positions {
-                (set.encode)(p, &mut spatial, &mut global);
-                check += spatial[NN / 2] as u64;
-            }
+        encode_rate(set, set.name, &positions);
+        if set.name == "katago-v7" {
+            let tt: Vec<Position> =
+                positions.iter().map(|p| Position { rules: Some("Tromp-Taylor".into()), ..p.clone() }).collect();
+            encode_rate(set, "katago-v7, RU = Tromp-Taylor", &tt);
         }
-        let dt = t.elapsed().as_secs_f64();
-        let per_s = (reps * positions.len()) as f64 / dt;
-        println!(
-            "{}: {:.0} positions/s on one core ({} positions x {reps}, {:.2} s; check {check})",
-            set.name,
-            per_s,
-            positions.len(),
-            dt
-        );
     }
+}
+
+/// Prints `set`'s encoding rate on `positions`, one core.
+fn encode_rate(set: &kibo::features::FeatureSet, name: &str, positions: &[Position]) {
+    let mut spatial = vec![0u8; set.spatial * NN];
+    let mut global = vec![0f32; set.global];
+    let reps = if set.name.starts_with("leela") { 20 } else { 5 };
+    let t = Instant::now();
+    let mut check = 0u64;
+    for _ in 0..reps {
+        for p in positions {
+            (set.encode)(p, &mut spatial, &mut global);
+            check += spatial[NN / 2] as u64;
+        }
+    }
+    let dt = t.elapsed().as_secs_f64();
+    let per_s = (reps * positions.len()) as f64 / dt;
+    println!(
+        "{}: {:.0} positions/s on one core ({} positions x {reps}, {:.2} s; check {check})",
+        name,
+        per_s,
+        positions.len(),
+        dt
+    );
 }

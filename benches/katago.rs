@@ -91,6 +91,7 @@ fn encode_all(games: &[Game], enc: &mut V7Encoder, row: &mut V7Row) -> (usize, u
                 board: b,
                 ko: b.ko_point(),
                 prev: [i.checked_sub(1).map(|k| &g.boards[k]), i.checked_sub(2).map(|k| &g.boards[k])],
+                earlier: Default::default(),
                 to_play: g.moves[i].0,
                 recent: &recent,
                 rules: &g.rules,

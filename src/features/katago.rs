@@ -9,16 +9,20 @@
 //! (Chinese N, AGA N − 1), the komi clip ±(area + 20), the ladder boards of channels
 //! 15/16 taken only as far as the alternating history reaches, and the history hidden
 //! (with global 14 = 0) on the row right after one pass under area rules that allow a
-//! friendly pass (Chinese, AGA, New Zealand). Not modelled: the encore (territory rules
-//! stay in phase 0, as in features.py) and superko bans in channel 6.
+//! friendly pass (Chinese, AGA, New Zealand), and the superko bans of channel 6 under
+//! positional and situational ko (AGA, New Zealand, Tromp-Taylor), against the boards up
+//! to 8 moves back ([`superko`]). Not modelled: the encore (territory rules stay in phase
+//! 0, as in features.py).
 
 mod area;
+mod superko;
 
 use crate::coord::{Move, Point, NN};
 use crate::engine::{Board, Color};
 use crate::tactics::LadderSearch;
 
 pub use area::Area;
+pub use superko::Earlier;
 
 /// Spatial channels.
 pub const SPATIAL: usize = 22;
@@ -185,6 +189,9 @@ pub struct V7Position<'a> {
     pub ko: Option<Point>,
     /// The boards one and two moves before (`None` before the game's start).
     pub prev: [Option<&'a Board>; 2],
+    /// The boards up to 8 moves before, with their sides to move: the superko bans of
+    /// channel 6 (read under positional and situational ko only).
+    pub earlier: Earlier<'a>,
     /// The side to move.
     pub to_play: Color,
     /// The moves before this one, most recent first (at least 5 when there are).
@@ -236,6 +243,7 @@ pub struct V7Encoder {
     stones: Vec<Point>,
     working: Vec<Point>,
     cells: Vec<u8>,
+    superko: Option<Box<superko::Scratch>>,
 }
 
 impl V7Encoder {
@@ -253,6 +261,19 @@ impl V7Encoder {
         self.stones_and_liberties(board, pla, row);
         if let Some(k) = pos.ko {
             row.set(6, k.index() as usize);
+        }
+        if pos.rules.ko != KoRule::Simple {
+            let now: &[u8; NN] = self.cells[..].try_into().expect("NN cells");
+            let q = superko::Query {
+                board,
+                now,
+                pla,
+                ko: pos.ko,
+                positional: pos.rules.ko == KoRule::Positional,
+                suicide: pos.rules.suicide,
+                earlier: pos.earlier,
+            };
+            superko::bans(&q, self.superko.get_or_insert_with(Default::default), |p| row.set(6, p));
         }
         let included = history(pos, row);
         self.ladders(board, pla, row, 14, true);
@@ -566,6 +587,7 @@ mod tests {
             board: &b,
             ko: None,
             prev: [Some(&before), None],
+            earlier: Earlier::default(),
             to_play: Color::White,
             recent: &recent,
             rules: &KataRules::CHINESE,

@@ -11,6 +11,8 @@ replay of its game. Each input the encoder needs is read off the row:
 * the colours of the recent moves: a stone's colour is the one on its point right after
   it; a pass (or a stone its own move removed: suicide) alternates from the move after
   it, the side to move's opponent for the latest;
+* the boards up to 8 moves before and the side to move on each (the colour of the move
+  made from it), for the superko bans of channel 6: [`Position::rebuild`]'s boards;
 * the stones placed by each side (territory-rules komi chilling): its stones on the board
   plus the ones the other side captured (`prisoners_*`, suicide included, as the replay
   counts them: setup stones plus moves);
@@ -28,7 +30,7 @@ two moves in a row by one colour (docs/planes.md, "From sample rows");
 
 use std::cell::RefCell;
 
-use super::katago::{KataRules, V7Encoder, V7Position, V7Row, GLOBAL, SPATIAL};
+use super::katago::{Earlier, KataRules, KoRule, V7Encoder, V7Position, V7Row, GLOBAL, SPATIAL};
 use crate::coord::{Move, Point, NN, PASS};
 use crate::engine::{Board, Color};
 use crate::features::position::Position;
@@ -44,6 +46,8 @@ struct Scratch {
     row: V7Row,
     boards: Vec<Board>,
     recent: Vec<(Color, Move)>,
+    /// The colour of every history move (the side to move on the board before it).
+    colors: Vec<Color>,
     built: Built,
 }
 
@@ -110,8 +114,12 @@ fn encode_with(s: &mut Scratch, pos: &Position) {
         s.built.board(cells, &mut s.boards[k]);
     }
     s.recent.clear();
+    s.colors.clear();
+    let rules = KataRules::from_ru(pos.rules.as_deref());
+    // Superko rules need every history move's colour; the others the last 5.
+    let colored = if rules.ko == KoRule::Simple { pos.history_len.min(5) } else { pos.history_len };
     let mut next = to_play;
-    for k in 0..pos.history_len.min(5) {
+    for k in 0..colored {
         let m = pos.history[k];
         let after = pos.board_before(k).expect("k < history_len");
         let stone = after.get(m as usize).filter(|_| m != PASS).and_then(|&v| Color::from_u8(v));
@@ -120,7 +128,10 @@ fn encode_with(s: &mut Scratch, pos: &Position) {
             Some(p) if m != PASS => Move::Play(p),
             _ => Move::Pass,
         };
-        s.recent.push((color, mv));
+        if k < 5 {
+            s.recent.push((color, mv));
+        }
+        s.colors.push(color);
         next = color;
     }
     // The board now with its ko state as the replay left it (the attacker's first move in
@@ -140,7 +151,6 @@ fn encode_with(s: &mut Scratch, pos: &Position) {
     } else {
         s.built.board(&pos.board, &mut s.boards[0]);
     }
-    let rules = KataRules::from_ru(pos.rules.as_deref());
     let handicap = if pos.handicap >= 2 { pos.handicap as u32 } else { 0 };
     let board = &s.boards[0];
     let stones = |c: Color| board.stone_count(c);
@@ -149,6 +159,7 @@ fn encode_with(s: &mut Scratch, pos: &Position) {
         board,
         ko: board.ko_point().or_else(|| pos.ko_point.and_then(Point::from_index)),
         prev: [s.boards.get(1), s.boards.get(2)],
+        earlier: Earlier { boards: &pos.earlier[..s.colors.len()], to_play: &s.colors },
         to_play,
         recent: &s.recent,
         rules: &rules,

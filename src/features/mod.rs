@@ -46,4 +46,4 @@ pub fn names() -> Vec<&'static str> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -175,3 +175,71 @@ fn alphago_planes_are_one_hot_where_defined_and_see_captures() {
     assert_eq!((at(4 + 2, aa), at(4, dd), at(4 + 1, ba)), (1, 1, 1), "ages of aa, dd, ba");
     assert_eq!(at(12, aa), 1, "aa in atari");
 }
+
+/// Three kos side by side on the top edge (columns 0-3, 6-9, 12-15), each a W stone at
+/// row 1, column c + 1 that B captures at column c + 2 ("W-state"), or a B stone at
+/// column c + 2 that W captures at column c + 1 ("B-state"). `RULES` is replaced by the
+/// rule set. The walls: B at c + 1 (rows 0, 2) and c; W at c + 2 (rows 0, 2) and c + 3.
+const KO_WALLS: &str = "AB[ba][ab][bc][ha][gb][hc][na][mb][nc]AW[ca][db][cc][ia][jb][ic][oa][pb][oc]";
+
+/// The triple-ko cycle: from (W, B, W) with B to move, B takes ko 1, W ko 2, B ko 3, W ko
+/// 1, B ko 2; at move 6 W's capture in ko 3 (nb) would give the start position again,
+/// with B to move as at the start: banned under positional and situational superko.
+/// W plays elsewhere.
+pub(crate) fn triple_ko(rules: &str) -> String {
+    format!("(;GM[1]FF[4]SZ[19]KM[7.5]RU[{rules}]{KO_WALLS}AW[bb]AB[ib]AW[nb];B[cb];W[hb];B[ob];W[bb];B[ib];W[kk])")
+}
+
+/// From (B, B, W) with W to move: W takes ko 1, B ko 3, W ko 2, B passes, W ko 3. At
+/// move 6 B's capture in ko 2 (ib) gives the board after move 1 again, on which B was to
+/// move (and never W): banned under positional superko, not under situational.
+pub(crate) fn positional_only(rules: &str) -> String {
+    format!("(;GM[1]FF[4]SZ[19]KM[7.5]RU[{rules}]{KO_WALLS}AB[cb]AB[ib]AW[nb];W[bb];B[ob];W[hb];B[];W[nb];B[kk])")
+}
+
+/// Channel 6 of `katago-v7` at move `number` of `sgf` (the rows path), as SGF points.
+fn ko_channel(sgf: &str, number: u16) -> Vec<String> {
+    let g = row(sgf);
+    let p = positions(&g, &SplitConfig::default()).into_iter().find(|p| p.move_number == number).unwrap();
+    let set = by_name("katago-v7").unwrap();
+    let (mut spatial, mut global) = (vec![0u8; set.spatial * NN], vec![0f32; set.global]);
+    (set.encode)(&p, &mut spatial, &mut global);
+    let pt = |i: usize| crate::coord::Point::from_index(i as u16).unwrap().to_sgf();
+    (0..NN).filter(|&i| spatial[6 * NN + i] != 0).map(pt).collect()
+}
+
+#[test]
+fn superko_bans_a_triple_ko_cycle_under_superko_rules_only() {
+    // The simple-ko point is hb (B just took ko 2); nb repeats the start.
+    for ru in ["Tromp-Taylor", "AGA", "NZ"] {
+        assert_eq!(ko_channel(&triple_ko(ru), 6), ["hb", "nb"], "{ru}");
+    }
+    for ru in ["Japanese", "Chinese", "Korean"] {
+        assert_eq!(ko_channel(&triple_ko(ru), 6), ["hb"], "{ru}");
+    }
+    // One move earlier only the simple-ko point (cb: W just took ko 1) is banned; B's
+    // capture in ko 2 gives a new position.
+    assert_eq!(ko_channel(&triple_ko("Tromp-Taylor"), 5), ["cb"]);
+}
+
+#[test]
+fn superko_positional_and_situational_differ_on_the_side_to_move() {
+    // ob is the simple-ko point (W just took ko 3); ib repeats the board after move 1.
+    assert_eq!(ko_channel(&positional_only("Tromp-Taylor"), 6), ["ib", "ob"]);
+    for ru in ["AGA", "NZ", "Japanese", "Chinese"] {
+        assert_eq!(ko_channel(&positional_only(ru), 6), ["ob"], "{ru}");
+    }
+}
+
+#[test]
+fn superko_sees_a_multi_stone_suicide_that_repeats_a_position() {
+    // B aa (one liberty, ba), W passes: B ba would remove aa and ba (a multi-stone
+    // suicide, legal under Tromp-Taylor and NZ) and give the start again, on which B was
+    // to move: positional superko bans it, situational (NZ) does not; the other rule
+    // sets forbid the suicide itself.
+    let sgf = |ru: &str| format!("(;GM[1]FF[4]SZ[19]KM[7.5]RU[{ru}]AW[ab][bb][ca];B[aa];W[];B[jj])");
+    assert_eq!(ko_channel(&sgf("Tromp-Taylor"), 3), ["ba"]);
+    for ru in ["NZ", "AGA", "Japanese"] {
+        assert!(ko_channel(&sgf(ru), 3).is_empty(), "{ru}");
+    }
+}

@@ -18,10 +18,17 @@ the C++"), kibo follows the C++, and the oracle is called the way the C++ define
   declares the defender captured when it has **no** liberty-gaining capture, board.py's
   port when it **has** one (`if self.hasLibertyGainingCaptures(loc)`, the comment above
   it says the C++'s). A row whose ladder planes differ is recomputed with that one test
-  negated (`Board.hasLibertyGainingCaptures` is called nowhere else) and must then agree.
+  negated (`Board.hasLibertyGainingCaptures` is called nowhere else) and must then agree;
+* the superko bans of channel 6 under positional and situational ko (AGA, NZ,
+  Tromp-Taylor), which features.py lacks: recomputed here on KataGo's Python board by the
+  C++'s definition (`superko_bans`), against the positions up to 8 moves back as kibo
+  does; rows where the whole game's history would ban more are counted and printed.
 Each of these cases is counted, and the counts are asserted.
+`test_superko_cycles_follow_the_cpp` checks the bans on constructed superko cycles
+(the dev corpus has few or none), through the npz export and `kibo.features`.
 """
 import json
+import subprocess
 import pathlib
 import random
 import sys
@@ -35,6 +42,9 @@ from conftest import SHARED
 ORACLE = SHARED.parent / "oracles" / "katago-python"
 N_RANDOM = 4000
 N_PER_CASE = 150
+# kibo's superko window: a samples row rebuilds the boards up to 8 moves back.
+SUPERKO_WINDOW = 8
+SUPERKO = {"aga": "situational", "nz": "situational", "tt": "positional"}
 
 
 def oracle():
@@ -75,6 +85,53 @@ def rules_dict(GameState, name):
     if name == "nz":
         d.update(koRule="KO_SITUATIONAL", multiStoneSuicideLegal=True)
     return d
+
+
+class KoHistory:
+    """KataGo's `koHashHistory` (`BoardHistory::clear`, `makeBoardMoveAssumeLegal` in
+    cpp/game/boardhistory.cpp): the start position with the first player to move, then
+    the position after every move (passes included) with the mover's opponent to move;
+    the side to move counts under situational ko only. Positions are keyed by their
+    cells, not board.py's zobrist (its `remove_unsafe` xors the captured stone's opposite
+    colour's key, so a position reached through a capture hashes differently). Also the
+    C++'s `wasEverOccupiedOrPlayed`."""
+
+    def __init__(self, Board, board, kind, first_pla):
+        self.Board, self.kind = Board, kind
+        self.keys = [self.key(board, first_pla)]
+        self.ever = {loc for loc in range(len(board.board)) if board.board[loc] in (Board.BLACK, Board.WHITE)}
+
+    def key(self, board, to_move):
+        return board.board.tobytes(), (to_move if self.kind == "situational" else 0)
+
+    def push(self, board, mover, loc):
+        self.keys.append(self.key(board, self.Board.get_opp(mover)))
+        if loc != self.Board.PASS_LOC:
+            self.ever.add(loc)
+
+
+def superko_bans(Board, board, pla, hist, suicide_legal, window=None):
+    """The C++'s `superKoBanned` points for `pla` on `board` (kibo points): every empty
+    point that is not the simple-ko point nor an illegal suicide, was ever occupied or
+    played (or the play is a suicide), and whose play gives a position in `hist` (its
+    last `window` + 1 entries, the current one included, when given)."""
+    keys = set(hist.keys if window is None else hist.keys[-(window + 1):])
+    opp = Board.get_opp(pla)
+    bans = set()
+    for p in range(361):
+        loc = board.loc(p % 19, p // 19)
+        if board.board[loc] != Board.EMPTY or loc == board.simple_ko_point:
+            continue
+        suicide = board.would_be_suicide(pla, loc)
+        if suicide and (not suicide_legal or board.would_be_single_stone_suicide(pla, loc)):
+            continue
+        if loc not in hist.ever and not suicide:
+            continue
+        after = board.copy()
+        after.playUnsafe(pla, loc)
+        if hist.key(after, opp) in keys:
+            bans.add(p)
+    return bans
 
 
 def handicap_stones(setup_black, setup_white, moves_before):
@@ -142,7 +199,12 @@ def select_rows(bins, globs, trace, games):
         "prev_pass": np.array(prev_pass),
         "colour_break": np.array(colour_break),
         "chinese_handicap": np.array([i for i in range(n) if rules_of(ru[i]) == "chinese" and ha[i] >= 2]),
+        "superko_rules": np.array([i for i in range(n) if rules_of(ru[i]) in SUPERKO]),
     }
+    # Two or more points in channel 6 under superko rules: a superko ban (a simple ko is
+    # one point); every such row is checked.
+    two = np.flatnonzero(np.unpackbits(bins[:, 6], axis=-1)[:, :361].sum(axis=1) >= 2)
+    picked.update(i for i in two.tolist() if rules_of(ru[i]) in SUPERKO)
     for idx in cases.values():
         idx = list(idx)
         picked.update(rng.sample(idx, min(N_PER_CASE, len(idx))))
@@ -162,15 +224,19 @@ def test_katago_v7_planes_equal_features_py(katago_data, dev_out):
     counts = dict.fromkeys(["rows", "japanese", "chinese", "missing_rules", "aga_nz", "handicap", "ko", "pass",
                             "ladder_now", "ladder_prev", "ladder_prev2", "working", "area",
                             "cpp_handicap_bonus", "cpp_hidden_history", "cpp_ladder_board_fallback",
-                            "cpp_pass_would_end_phase", "cpp_double_ko_ladder"], 0)
+                            "cpp_pass_would_end_phase", "cpp_double_ko_ladder", "superko_rules",
+                            "cpp_superko", "cpp_superko_beyond_window"], 0)
     bad = []
     for gid, wanted in by_game.items():
         g = ginfo[gid]
         bad += check_game(Board, feat, GameState, g, sorted(wanted), bins, globs, counts)
     counts["rows"] = len(rows)
-    print("katago-v7 coverage:", json.dumps(counts))
+    print("katago-v7 coverage:", json.dumps({k: v for k, v in counts.items() if k != "superko_beyond"}))
+    # The C++ sees the whole game; kibo the positions up to 8 moves back.
+    print("superko bans beyond kibo's window (game, move, extra points):", counts.get("superko_beyond", []))
     assert not bad, f"{len(bad)} rows differ, first: {bad[:5]}"
     assert counts["rows"] >= 5000
+    assert counts["superko_rules"] >= 100, counts
     for k in ["japanese", "chinese", "missing_rules", "handicap", "ko", "pass", "ladder_now", "ladder_prev",
               "ladder_prev2", "working", "area", "cpp_handicap_bonus", "cpp_hidden_history",
               "cpp_ladder_board_fallback", "cpp_pass_would_end_phase"]:
@@ -190,6 +256,8 @@ def check_game(Board, feat, GameState, g, wanted, bins, globs, counts):
     for p in g["setup_white"]:
         board.set_stone(Board.WHITE, board.loc(p % 19, p // 19))
     colors, moves = g["colors"], g["moves"]
+    kind = SUPERKO.get(name)
+    hist = KoHistory(Board, board, kind, Board.BLACK if colors[0] == "B" else Board.WHITE) if kind and moves else None
     need = {m - 1 - k for m, _ in wanted for k in (1, 2)}
     kept = {}
     played = []
@@ -204,7 +272,7 @@ def check_game(Board, feat, GameState, g, wanted, bins, globs, counts):
                     boards[i - k] = kept[i - k]
             kbin = unpack(bins[wanted[w][1]])
             bad += check_row(Board, feat, board, boards, played, g, i, name, dict(rules), komi, kbin,
-                             globs[wanted[w][1]], counts)
+                             globs[wanted[w][1]], counts, hist)
             w += 1
         if w == len(wanted):
             break
@@ -215,13 +283,31 @@ def check_game(Board, feat, GameState, g, wanted, bins, globs, counts):
         loc = Board.PASS_LOC if p == 361 else board.loc(p % 19, p // 19)
         board.play(pla, loc)
         played.append((pla, loc))
+        if hist:
+            hist.push(board, pla, loc)
     return bad
 
 
-def check_row(Board, feat, board, all_boards, played, g, i, name, rules, komi, kbin, kglob, counts):
+def check_row(Board, feat, board, all_boards, played, g, i, name, rules, komi, kbin, kglob, counts, hist):
     colors, moves = g["colors"], g["moves"]
     pla = Board.BLACK if colors[i] == "B" else Board.WHITE
     opp = Board.get_opp(pla)
+    bans = set()
+    if hist:
+        # Superko bans: the C++ adds them to channel 6, features.py does not.
+        suicide = bool(rules["multiStoneSuicideLegal"])
+        bans = superko_bans(Board, board, pla, hist, suicide, SUPERKO_WINDOW)
+        full = superko_bans(Board, board, pla, hist, suicide)
+        counts["superko_rules"] += 1
+        counts["cpp_superko_beyond_window"] += full != bans
+        if full != bans:
+            counts.setdefault("superko_beyond", []).append((g["game_id"], i + 1, sorted(full - bans)))
+
+    def with_bans(ob):
+        if bans:
+            ob[6, sorted(bans)] = 1
+        return ob
+
     before = list(zip(colors[:i], moves[:i]))
     bonus = handicap_stones(g["setup_black"], g["setup_white"], before)
     bonus = bonus if name == "chinese" else max(bonus - 1, 0) if name == "aga" else 0
@@ -246,7 +332,7 @@ def check_row(Board, feat, board, all_boards, played, g, i, name, rules, komi, k
     b = np.zeros((1, 361, 22), np.float32)
     gl = np.zeros((1, 19), np.float32)
     feat.fill_row_features(board, pla, opp, boards, mvs, idx, rules, b, gl, 0)
-    ob = b[0].T.astype(np.uint8)
+    ob = with_bans(b[0].T.astype(np.uint8))
     if not np.array_equal(ob, kbin) and (ob[:14] == kbin[:14]).all() and (ob[18:] == kbin[18:]).all():
         # The C++ double-ko test (see the module docs), then compare again.
         orig = Board.hasLibertyGainingCaptures
@@ -257,7 +343,7 @@ def check_row(Board, feat, board, all_boards, played, g, i, name, rules, komi, k
             feat.fill_row_features(board, pla, opp, boards, mvs, idx, rules, b, gl, 0)
         finally:
             Board.hasLibertyGainingCaptures = orig
-        ob = b[0].T.astype(np.uint8)
+        ob = with_bans(b[0].T.astype(np.uint8))
         counts["cpp_double_ko_ladder"] += bool(np.array_equal(ob, kbin))
     counts["japanese"] += name == "japanese" and g["rules"] is not None
     counts["chinese"] += name == "chinese"
@@ -275,6 +361,7 @@ def check_row(Board, feat, board, all_boards, played, g, i, name, rules, komi, k
     counts["cpp_hidden_history"] += hide
     counts["cpp_ladder_board_fallback"] += (not hide) and i >= 1 and chain < min(i, 2)
     counts["cpp_pass_would_end_phase"] += rules["passWouldEndPhase"]
+    counts["cpp_superko"] += bool(bans)
     diffs = []
     if not np.array_equal(ob, kbin):
         chans = sorted(set(np.nonzero(ob != kbin)[0].tolist()))
@@ -284,3 +371,79 @@ def check_row(Board, feat, board, all_boards, played, g, i, name, rules, komi, k
         which = np.nonzero(gl[0] != kglob)[0].tolist()
         diffs.append(f"{g['game_id']} move {i + 1}: globals {which}: oracle {gl[0][which]} kibo {kglob[which]}")
     return diffs
+
+
+# Three kos on the top edge (as src/features/tests.rs): walls, then the ko stones.
+KO_WALLS = "AB[ba][ab][bc][ha][gb][hc][na][mb][nc]AW[ca][db][cc][ia][jb][ic][oa][pb][oc]"
+SUPERKO_GAMES = {
+    # The triple-ko cycle: W's capture at nb on move 6 would repeat the start (B to move).
+    "triple_ko": KO_WALLS + "AW[bb]AB[ib]AW[nb];B[cb];W[hb];B[ob];W[bb];B[ib];W[kk];B[jj]",
+    # B's capture at ib on move 6 repeats the board after move 1, B to move there: positional only.
+    "positional_only": KO_WALLS + "AB[cb]AB[ib]AW[nb];W[bb];B[ob];W[hb];B[];W[nb];B[kk];W[jj]",
+    # B ba on move 3 is a multi-stone suicide that repeats the start: positional only.
+    "suicide": "AW[ab][bb][ca];B[aa];W[];B[jj];W[dd]",
+}
+
+
+def test_superko_cycles_follow_the_cpp(kibo, tmp_path):
+    """Constructed superko cycles under each rule set, through `kibo run`, the npz export
+    and `kibo.features`: channel 6 of every row is the simple-ko point plus the C++'s
+    superko bans (`superko_bans` on KataGo's Python board), and the bans are there."""
+    import importlib
+    kibo_py = importlib.import_module("kibo")
+    Board, _, GameState = oracle()
+    sgfs = tmp_path / "sgf"
+    sgfs.mkdir()
+    for shape, moves in SUPERKO_GAMES.items():
+        for k, ru in enumerate(("Tromp-Taylor", "AGA", "NZ", "Japanese", "Chinese")):
+            # A last move of its own per rule set: the same moves would be a duplicate_game.
+            name, colour = f"{shape}-{ru}.sgf", "W" if moves.rfind(";B[") > moves.rfind(";W[") else "B"
+            sgf = f"(;GM[1]FF[4]SZ[19]KM[7.5]RU[{ru}]PB[{name}]RE[B+R]{moves};{colour}[{'abcde'[k]}s])"
+            (sgfs / name).write_text(sgf)
+    pipe = tmp_path / "p.toml"
+    pipe.write_text('[filter]\nmin_moves = 1\n[split]\ndedup = "off"\nsplit_ratios = [0.5, 0.5, 0.0]\n')
+    out, data = tmp_path / "out", tmp_path / "data"
+    subprocess.run([kibo, "run", "--input", str(sgfs), "--pipeline", str(pipe), "--out", str(out), "-q", "--licence", "MIT"], check=True)
+    subprocess.run([kibo, "export", "katago", "--out", str(out), "--to", str(data), "--seed", "7"], check=True)
+    bins, _, trace = load_npz_rows(data)
+    npz = {(g, m): i for i, (g, m) in enumerate(zip(trace["game_id"], trace["move_number"]))}
+    table = pl.read_parquet(out / "samples" / "*.parquet")
+    spatial, _ = kibo_py.features(table, "katago-v7")
+    rows = {(g, m): i for i, (g, m) in enumerate(zip(table["game_id"], table["move_number"]))}
+    games = pl.read_parquet(out / "games" / "*.parquet")
+    assert games.height == 3 * 5
+    banned = {}
+    for g in games.iter_rows(named=True):
+        name = rules_of(g["rules"])
+        kind = SUPERKO.get(name)
+        suicide = name in ("nz", "tt")
+        board = Board(19)
+        for p in g["setup_black"]:
+            board.set_stone(Board.BLACK, board.loc(p % 19, p // 19))
+        for p in g["setup_white"]:
+            board.set_stone(Board.WHITE, board.loc(p % 19, p // 19))
+        hist = KoHistory(Board, board, kind, Board.BLACK if g["colors"][0] == "B" else Board.WHITE)
+        for i, (c, p) in enumerate(zip(g["colors"], g["moves"])):
+            pla = Board.BLACK if c == "B" else Board.WHITE
+            want = np.zeros(361, np.uint8)
+            if board.simple_ko_point is not None:
+                loc = board.simple_ko_point
+                want[board.loc_y(loc) * 19 + board.loc_x(loc)] = 1
+            bans = superko_bans(Board, board, pla, hist, suicide) if kind else set()
+            assert bans == (superko_bans(Board, board, pla, hist, suicide, SUPERKO_WINDOW) if kind else set())
+            want[sorted(bans)] = 1
+            key = (g["game_id"], i + 1)
+            got_npz = unpack(bins[npz[key]])[6]
+            got_rows = spatial[rows[key], 6].reshape(361)
+            assert (got_npz == want).all() and (got_rows == want).all(), (g["black_name"], i + 1, sorted(bans))
+            if bans:
+                banned[(g["black_name"], i + 1)] = sorted(bans)
+            loc = Board.PASS_LOC if p == 361 else board.loc(p % 19, p // 19)
+            board.play(pla, loc)
+            hist.push(board, pla, loc)
+    nb, ib, ba = 1 * 19 + 13, 1 * 19 + 8, 1
+    assert banned == {
+        **{(f"triple_ko-{ru}.sgf", 6): [nb] for ru in ("Tromp-Taylor", "AGA", "NZ")},
+        ("positional_only-Tromp-Taylor.sgf", 6): [ib],
+        ("suicide-Tromp-Taylor.sgf", 3): [ba],
+    }, banned

@@ -4,9 +4,12 @@
 use crate::color::Color;
 use crate::coord::{Move, NN};
 use crate::engine::{Board, Rules};
-use crate::features::katago::{handicap_stones, Area, KataRules, V7Encoder, V7Position, V7Row, GLOBAL, SPATIAL};
+use crate::features::katago::{
+    handicap_stones, Area, Earlier, KataRules, KoRule, V7Encoder, V7Position, V7Row, GLOBAL, SPATIAL,
+};
 use crate::game::GameRow;
 use crate::replay::{replay, ReplayRules, Step, Visitor};
+use crate::samples::HISTORY;
 use crate::scoring::{Owner, ScoreCheck};
 use crate::sgf::ResultKind;
 
@@ -166,6 +169,11 @@ struct Encode<'a, 'b> {
     /// the other two moves back (each step overwrites the older one in place).
     prev: [Option<Board>; 2],
     newest: usize,
+    /// Superko rules only: the cells before the last [`HISTORY`] steps, most recent first,
+    /// and the colour of each step (the side to move on them): the boards a samples row
+    /// rebuilds, so the bans of channel 6 are the rows path's.
+    earlier: Vec<[u8; NN]>,
+    earlier_to_play: Vec<Color>,
     placed: [u32; 2],
     out: &'b mut Vec<u8>,
 }
@@ -185,6 +193,16 @@ impl Visitor for Encode<'_, '_> {
             Some(b) => b.clone_from(board),
             slot => *slot = Some(board.clone()),
         }
+        if self.ctx.rules.ko != KoRule::Simple {
+            if self.earlier.len() == HISTORY {
+                self.earlier.pop();
+                self.earlier_to_play.pop();
+            }
+            let mut cells = [0u8; NN];
+            board.cells(&mut cells);
+            self.earlier.insert(0, cells);
+            self.earlier_to_play.insert(0, step.color);
+        }
     }
     fn after(&mut self, _: &Board, step: &Step) {
         if step.mv != Move::Pass {
@@ -203,6 +221,7 @@ impl Encode<'_, '_> {
             board,
             ko: board.ko_point(),
             prev: [self.prev[self.newest].as_ref(), self.prev[self.newest ^ 1].as_ref()],
+            earlier: Earlier { boards: &self.earlier, to_play: &self.earlier_to_play },
             to_play: step.color,
             recent: &recent,
             rules: &ctx.rules,
@@ -416,8 +435,19 @@ pub fn game_rows(
     let komi = g.meta.komi.unwrap_or_else(|| crate::scoring::default_komi(g.effective_handicap()));
     let ctx = GameCtx { g, rules, komi, positions: collect.cells, fin, opts, game_index };
     let placed = [g.setup_black.len() as u32, g.setup_white.len() as u32];
-    let mut v =
-        Encode { ctx: &ctx, wanted, next: 0, enc, row: V7Row::default(), prev: [None, None], newest: 0, placed, out };
+    let mut v = Encode {
+        ctx: &ctx,
+        wanted,
+        next: 0,
+        enc,
+        row: V7Row::default(),
+        prev: [None, None],
+        newest: 0,
+        earlier: Vec::new(),
+        earlier_to_play: Vec::new(),
+        placed,
+        out,
+    };
     replay(g, &permissive(), &mut v).map_err(|r| anyhow::anyhow!("{}: {}", g.location(), r.detail))?;
     Ok(())
 }
@@ -459,5 +489,31 @@ mod tests {
         assert_eq!(leading_black([(b, at), (b, at), (w, at), (w, at)].into_iter()), 0);
         assert_eq!(leading_black([(w, at), (b, at)].into_iter()), 0);
         assert_eq!(leading_black([].into_iter()), 0);
+    }
+
+    /// Channel 6 of the npz row at move `number` of `sgf`, as SGF points.
+    fn ko_channel(sgf: &str, number: u32) -> Vec<String> {
+        let rec = crate::sgf::read_games(sgf.as_bytes()).games.remove(0).expect("the game reads");
+        let g = GameRow::from_record(&rec, "t", "t.sgf", None, &[]);
+        let layout = Layout::new(false);
+        let opts = RowOptions { played_policy: true, seed: 0, layout };
+        let wanted = [Wanted { move_number: number, split: 0, dist: Vec::new() }];
+        let mut out = Vec::new();
+        game_rows(&g, 0, &wanted, None, opts, &mut V7Encoder::new(), &mut out).unwrap();
+        assert_eq!(out.len(), layout.size);
+        let bits = &out[layout.bin + 6 * PACKED..layout.bin + 7 * PACKED];
+        let pt = |i: usize| crate::coord::Point::from_index(i as u16).unwrap().to_sgf();
+        (0..NN).filter(|&i| bits[i / 8] & (0x80 >> (i % 8)) != 0).map(pt).collect()
+    }
+
+    /// The npz export (a replay) bans what the rows path bans (`features::tests`).
+    #[test]
+    fn superko_bans_in_the_npz_rows() {
+        use crate::features::tests::{positional_only, triple_ko};
+        assert_eq!(ko_channel(&triple_ko("Tromp-Taylor"), 6), ["hb", "nb"]);
+        assert_eq!(ko_channel(&triple_ko("AGA"), 6), ["hb", "nb"]);
+        assert_eq!(ko_channel(&triple_ko("Japanese"), 6), ["hb"]);
+        assert_eq!(ko_channel(&positional_only("Tromp-Taylor"), 6), ["ib", "ob"]);
+        assert_eq!(ko_channel(&positional_only("NZ"), 6), ["ob"]);
     }
 }
