@@ -172,3 +172,23 @@ def test_read_npz_training_data_reads_the_export(katago_data, shared):
     assert tuple(b["binaryInputNCHW"].shape) == (64, 22, 19, 19)
     assert tuple(b["policyTargetsNCMove"].shape) == (64, 2, 362)
     assert torch.isfinite(b["globalTargetsNC"]).all()
+
+
+def test_a_split_with_no_rows_exports_empty(kibo, tmp_path):
+    """Every row in train (`split_ratios = [1, 0, 0]`): the export still succeeds (its
+    empty val buckets hold no zstd frame), writes every row to train and none to val."""
+    import pathlib
+    sample = pathlib.Path(__file__).resolve().parents[2] / "data" / "kombilo"
+    pipe = tmp_path / "p.toml"
+    pipe.write_text('[split]\nsplit_ratios = [1.0, 0.0, 0.0]\n')
+    out, data = tmp_path / "out", tmp_path / "data"
+    subprocess.run([kibo, "run", "--input", str(sample), "--pipeline", str(pipe), "--out", str(out), "-q",
+                    "--licence", "MIT"], check=True)
+    r = subprocess.run([kibo, "export", "katago", "--out", str(out), "--to", str(data), "--seed", "7"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    splits = pl.read_parquet(out / "samples" / "*.parquet", columns=["split"])["split"]
+    assert set(splits.to_list()) == {"train"}
+    rows = {s: sum(json.loads(p.read_text())["num_rows"] for p in (data / s).glob("*.json")) if (data / s).exists() else 0
+            for s in ("train", "val")}
+    assert rows == {"train": len(splits), "val": 0}, rows
