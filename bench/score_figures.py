@@ -127,18 +127,30 @@ def gnugo_margins(rows, shared, tmp):
         with tarfile.open(archive) as t:
             t.extractall(tmp, members=[m for m in t.getmembers() if m.name in members], filter="data")
     paths = [pathlib.Path(tmp) / r["member"] if r.get("member") else pathlib.Path(r["source_file"]) for r in rows]
-    # GNU Go's count depends on the record alone: remembered by the file's content
-    # (blake2b), so that comparing two kibo binaries counts each game with GNU Go once.
+    return cached_margins(gnugo, paths)
+
+
+def cached_margins(gnugo, paths):
+    """GNU Go's margin (`gnugo_margin`) of each record, two at a time. A count depends on
+    the record and GNU Go alone: remembered by the file's content (blake2b) and GNU Go's
+    version in `$KIBO_GNUGO_CACHE` (default ~/.cache/kibo-gnugo-margins.json), so that
+    a second kibo binary, or a second test run, counts each game with GNU Go once."""
+    version = subprocess.run([gnugo, "--version"], capture_output=True, text=True).stdout.split("\n")[0]
     cache_file = pathlib.Path(os.environ.get("KIBO_GNUGO_CACHE", os.path.expanduser("~/.cache/kibo-gnugo-margins.json")))
-    cache = json.loads(cache_file.read_text()) if cache_file.exists() else {}
-    keys = [hashlib.blake2b(p.read_bytes(), digest_size=16).hexdigest() for p in paths]
+    try:
+        cache = json.loads(cache_file.read_text())
+    except (OSError, ValueError):
+        cache = {}
+    keys = [f"{version}:" + hashlib.blake2b(p.read_bytes(), digest_size=16).hexdigest() for p in paths]
     todo = sorted({k: p for k, p in zip(keys, paths) if k not in cache}.items())
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         for (k, _), m in zip(todo, pool.map(lambda kp: gnugo_margin(gnugo, kp[1]), todo)):
             cache[k] = m
     if todo:
         cache_file.parent.mkdir(parents=True, exist_ok=True)
-        cache_file.write_text(json.dumps(cache, sort_keys=True))
+        tmp = cache_file.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(cache, sort_keys=True))
+        os.replace(tmp, cache_file)
     return [cache[k] for k in keys]
 
 

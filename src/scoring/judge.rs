@@ -41,6 +41,15 @@ pub const FIRST_LOOK_SHARE: f32 = 0.25;
 /// the opponent's, for the playouts to stop before [`PLAYOUTS`].
 pub const CLEAR_SHARE: f32 = 0.97;
 
+/// How many standard errors (of a share of [`SETTLED_SHARE`] after the playouts so far)
+/// a chain the rules leave open must keep between its shares and that threshold for the
+/// playouts to stop before [`PLAYOUTS`] (docs/scoring.md, "Third round").
+pub const APART_SE: f32 = 0.75;
+
+/// How many standard errors (of a share of [`CONTRADICT_SHARE`]) the share against the
+/// rules' verdict on a chain must keep from that threshold for the playouts to stop.
+pub const CONTRADICT_APART_SE: f32 = 2.0;
+
 /// Empty areas of at most this many points next to a seki group are its eyes (larger
 /// ones mean it is no seki after all).
 const SEKI_EYE_MAX: u32 = 6;
@@ -321,15 +330,17 @@ fn first_look_confirms(ch: &Chains, st: &super::benson::Status, po: &PlayoutOwne
     })
 }
 
-/// Whether the playouts so far leave every chain clear, so that more of them could not
-/// change a verdict but by a rare chance: a proof's chain always; a chain the rules
-/// decided (not seki) when at most half the playouts go the other way (a contradiction
-/// needs [`CONTRADICT_SHARE`]); any other chain (left open, seki, at stake in an open
-/// ko) when at least [`CLEAR_SHARE`] of its points' playouts agree, all its own or all
-/// the opponent's, or when its own and its opponent's shares both lie at least two
-/// standard errors of a share of [`SETTLED_SHARE`] from that threshold (`2·√(t(1−t)/n)`
-/// after `n` playouts: 0.22 after 16, 0.15 after 32), so that the side of the threshold
-/// each falls on is known (for a seki, only when neither reaches it).
+/// Whether the playouts so far leave every chain clear, so that more of them would
+/// rarely change a verdict: a proof's chain always; a chain the rules decided (not seki)
+/// when the share of playouts going the other way is at most half, at least
+/// [`CLEAR_SHARE`], or [`CONTRADICT_APART_SE`] standard errors from [`CONTRADICT_SHARE`]
+/// (`2·√(0.9·0.1/n)` after `n` playouts: 0.15 after 16); any other chain (left open,
+/// seki, at stake in an open ko) when at least [`CLEAR_SHARE`] of its points' playouts
+/// agree, all its own or all the opponent's, or when its own and its opponent's shares
+/// both lie at least [`APART_SE`] standard errors of a share of [`SETTLED_SHARE`] from
+/// that threshold (`0.75·√(t(1−t)/n)`: 0.081 after 16, 0.057 after 32), for a seki only
+/// when neither reaches it. The two margins were measured, not derived: docs/scoring.md,
+/// "Third round".
 fn settled_early(ch: &Chains, st: &super::benson::Status, ko: &[usize], po: &PlayoutOwnership) -> bool {
     (0..ch.len()).all(|c| {
         if st.forced[c] || st.benson_dead[c] {
@@ -337,14 +348,21 @@ fn settled_early(ch: &Chains, st: &super::benson::Status, ko: &[usize], po: &Pla
         }
         let (own, opp) = chain_shares(ch, po, c);
         let decided = !ko.contains(&c) && !st.seki.chain[c];
+        let se = |t: f32| (t * (1.0 - t) / po.playouts.max(1) as f32).sqrt();
+        // The share against the rules' verdict: far below a contradiction, or one already
+        // beyond doubt.
+        let against_clear = |x: f32| {
+            x <= 0.5 || x >= CLEAR_SHARE || (x - CONTRADICT_SHARE).abs() >= CONTRADICT_APART_SE * se(CONTRADICT_SHARE)
+        };
         if decided && st.alive[c] && !st.dead[c] {
-            opp <= 0.5
+            against_clear(opp)
         } else if decided && st.dead[c] {
-            own <= 0.5
+            against_clear(own)
         } else {
-            // Far from the threshold both ways: more playouts would not cross it.
+            // Far enough from the threshold both ways that more playouts would rarely
+            // cross it.
             let t = SETTLED_SHARE;
-            let far = 2.0 * (t * (1.0 - t) / po.playouts.max(1) as f32).sqrt();
+            let far = APART_SE * se(t);
             let apart = (own - t).abs() >= far && (opp - t).abs() >= far;
             own >= CLEAR_SHARE || opp >= CLEAR_SHARE || (apart && (!st.seki.chain[c] || own.max(opp) < t))
         }
