@@ -196,8 +196,12 @@ class ShardDataset(torch.utils.data.IterableDataset):
         # Each batch is written into one block of memory, reused once nothing holds the
         # batch any more; in a DataLoader worker the blocks are shared memory, and a batch
         # goes to the training process as the block's file descriptor (see `_Batch`).
-        yield from self._shuffled(self.units[wid::n], rng, sym_rng, _Pool(shared=info is not None))
+        yield from self._shuffled(self.units[wid::n], rng, sym_rng, _Pool(shared=info is not None and _MEMFD))
 
+
+#: Shared blocks need memfd_create (Linux); elsewhere a worker's batches go the plain torch
+#: way (copied into torch's own shared memory).
+_MEMFD = hasattr(os, "memfd_create")
 
 #: Bytes before a block's arrays; byte 0 is 1 while another process may hold the batch.
 _HEADER = 64
