@@ -5,7 +5,8 @@
 //!    `../shared/data/dev/kgs-2001-archive`; the embedded sample when absent) until 8,000
 //!    positions, replayed once beforehand; then `V7Encoder::encode` (22 spatial + 19
 //!    global channels, ladder searches on the current board and the two before it, the
-//!    area under area rules) on all of them, best of 5 passes, one thread.
+//!    area under area rules) on all of them, best of 5 passes (`PASSES=N` for N), one
+//!    thread. `ENCODER_ONLY=1` stops there (for profiling).
 //! 2. **Export vs split** (when `../shared/data/dev` exists): `kibo filter` of
 //!    pipelines/dev.toml once, then `kibo split --threads 1` and `kibo export katago
 //!    --threads 1` on its output, each timed by the CPU seconds (user + system) the child
@@ -131,7 +132,7 @@ fn main() {
     let mut row = V7Row::default();
     let mut best = f64::MAX;
     let (mut n, mut set) = (0, 0);
-    for _ in 0..5 {
+    for _ in 0..std::env::var("PASSES").map(|v| v.parse().unwrap()).unwrap_or(5) {
         let t0 = Instant::now();
         (n, set) = encode_all(&games, &mut enc, &mut row);
         best = best.min(t0.elapsed().as_secs_f64());
@@ -141,6 +142,9 @@ fn main() {
         games.len(),
         n as f64 / best
     );
+    if std::env::var("ENCODER_ONLY").is_ok() {
+        return;
+    }
     let dev = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/dev");
     if !dev.exists() {
         println!("export vs split: {} is absent; not measured", dev.display());

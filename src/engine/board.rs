@@ -454,6 +454,18 @@ impl Board {
         }
     }
 
+    /// Per point, row-major as [`Board::cells`]: the liberties of its chain, capped at
+    /// 255; `0` on empty points and outside a [`Board::new_sized`] area. One pass over
+    /// the cells (the encoders' liberty channels and ladder scan).
+    pub fn liberties_by_point(&self, out: &mut [u8; NN]) {
+        for row in 0..N {
+            let src = loc_at(row, 0);
+            for (o, &h) in out[row * N..row * N + N].iter_mut().zip(&self.head.0[src..src + N]) {
+                *o = if h == 0 { 0 } else { self.libs.0[h as usize].min(255) as u8 };
+            }
+        }
+    }
+
     /// Setup (SGF `AB`/`AW`/`AE`): puts `v` (`0` empty, `1` black, `2` white) on `p`,
     /// overwriting whatever was there. Never captures, so a setup may leave chains with no
     /// liberties (see [`Board::has_dead_chains`]); chains, liberties, counts and hash stay
@@ -1049,6 +1061,30 @@ impl Board {
             out.push(point_of(s));
             s = self.next[s] as usize;
             if s == h {
+                break;
+            }
+        }
+    }
+
+    /// Walks the chain at `p` from `p` itself along the chain list (the order KataGo's
+    /// `next_in_chain` walk gives) and calls `f(q, cell)` for each on-board orthogonal
+    /// neighbour `q` of each stone, in up, left, right, down order, repeats included,
+    /// until `f` returns `false`. Nothing if `p` is empty or off the board. The ladder
+    /// search's liberty and capture scans, without a list of the stones.
+    #[inline]
+    pub fn walk_chain_neighbours(&self, p: Point, mut f: impl FnMut(Point, u8) -> bool) {
+        let Some(start) = loc_of(p).filter(|&l| self.head[l] != 0) else { return };
+        let mut s = start;
+        loop {
+            for d in ADJ {
+                let a = s.wrapping_add(d);
+                let c = self.color[a];
+                if c != WALL && !f(point_of(a), c) {
+                    return;
+                }
+            }
+            s = self.next[s] as usize;
+            if s == start {
                 break;
             }
         }

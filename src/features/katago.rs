@@ -299,20 +299,20 @@ impl V7Encoder {
         self.cells.resize(NN, 0);
         let cells: &mut [u8; NN] = (&mut self.cells[..]).try_into().expect("NN cells");
         board.cells(cells);
+        let mut libs = [0u8; NN];
+        board.liberties_by_point(&mut libs);
         let (cols, rows) = board.size();
-        for p in 0..NN {
-            if p % 19 >= cols || p / 19 >= rows {
-                continue;
-            }
-            row.set(0, p);
-            let c = self.cells[p];
-            if c == 0 {
-                continue;
-            }
-            row.set(if c == pla as u8 { 1 } else { 2 }, p);
-            let libs = board.chain_liberties(Point::from_index(p as u16).expect("a point"));
-            if (1..=3).contains(&libs) {
-                row.set(2 + libs as usize, p);
+        for r in 0..rows {
+            for p in r * 19..r * 19 + cols {
+                row.set(0, p);
+                let c = cells[p];
+                if c == 0 {
+                    continue;
+                }
+                row.set(if c == pla as u8 { 1 } else { 2 }, p);
+                if (1..=3).contains(&libs[p]) {
+                    row.set(2 + libs[p] as usize, p);
+                }
             }
         }
     }
@@ -349,18 +349,20 @@ impl V7Encoder {
         m.working = [Bits::default(); 2];
         self.solved.clear();
         self.solved.resize(NN, false);
-        for p in 0..NN {
-            if self.solved[p] {
+        let mut libs = [0u8; NN];
+        board.liberties_by_point(&mut libs);
+        for (p, &l) in libs.iter().enumerate() {
+            // Chains with 3 or more liberties are never laddered; their stones cost one
+            // lookup each.
+            if self.solved[p] || !(1..=2).contains(&l) {
                 continue;
             }
             let pt = Point::from_index(p as u16).expect("a point");
-            let Some(color) = board.color_at(pt) else { continue };
-            let libs = board.chain_liberties(pt);
-            let laddered = match libs {
-                1 => self.ladder.is_captured(board, pt, true),
-                2 => self.ladder.working_moves_2libs(board, pt, &mut self.working),
-                // Never laddered; its other stones cost one liberty lookup each.
-                _ => continue,
+            let color = if m.key.cells[p] == 1 { Color::Black } else { Color::White };
+            let laddered = if l == 1 {
+                self.ladder.is_captured(board, pt, true)
+            } else {
+                self.ladder.working_moves_2libs(board, pt, &mut self.working)
             };
             board.chain_stones(pt, &mut self.stones);
             for s in &self.stones {
@@ -370,7 +372,7 @@ impl V7Encoder {
                     m.laddered.set(i);
                 }
             }
-            if laddered && libs == 2 {
+            if laddered && l == 2 {
                 for w in &self.working {
                     m.working[color as usize - 1].set(w.index() as usize);
                 }

@@ -137,7 +137,7 @@ impl LadderSearch {
         let Some(pla) = board.color_at(chain_point) else { return false };
         let opp = pla.opponent();
         let w = &mut self.work;
-        find_liberties(board, chain_point, &mut w.buf, 0, 0, &mut w.stones);
+        find_liberties(board, chain_point, &mut w.buf, 0, 0);
         let moves = [w.buf[0], w.buf[1]];
         let mut works = [false; 2];
         for (i, &m) in moves.iter().enumerate() {
@@ -238,7 +238,7 @@ impl Work {
                 let start = starts[d];
                 let entered = match settled_on_entry(board, loc, is_def, d == 0 && defender_first) {
                     Some(r) => Err(r),
-                    None if is_def => defender_moves(board, loc, pla, buf, start, stones, stones2, seen),
+                    None if is_def => defender_moves(board, loc, pla, buf, start, seen),
                     None => attacker_moves(board, loc, pla, opp, buf, start, stones, stones2),
                 };
                 match entered {
@@ -307,19 +307,16 @@ fn settled_on_entry(board: &Board, loc: Point, is_def: bool, ko_ban_ignored: boo
 /// A defender node's moves into `buf[start..]`: counter-captures, then the liberty.
 /// `Ok(len)`, or `Err(answer)` when the bounds on extending settle the node.
 #[inline]
-#[allow(clippy::too_many_arguments)]
 fn defender_moves(
     board: &Board,
     loc: Point,
     pla: Color,
     buf: &mut Vec<Point>,
     start: usize,
-    stones: &mut Vec<Point>,
-    stones2: &mut Vec<Point>,
     seen: &mut Vec<Point>,
 ) -> Result<usize, bool> {
-    let mut len = find_captures(board, loc, buf, start, start, stones, stones2, seen);
-    len += find_liberties(board, loc, buf, start, start + len, stones);
+    let mut len = find_captures(board, loc, buf, start, start, seen);
+    len += find_liberties(board, loc, buf, start, start + len);
     if len == 0 {
         // No liberty at all (a dead setup chain): nothing to play.
         return Err(true);
@@ -351,7 +348,7 @@ fn attacker_moves(
     stones: &mut Vec<Point>,
     stones2: &mut Vec<Point>,
 ) -> Result<usize, bool> {
-    let mut len = find_liberties(board, loc, buf, start, start, stones);
+    let mut len = find_liberties(board, loc, buf, start, start);
     debug_assert_eq!(len, 2);
     let (m0, m1) = (buf[start], buf[start + 1]);
     let mut libs0 = immediate_libs(board, m0);
@@ -426,66 +423,57 @@ fn put(buf: &mut Vec<Point>, i: usize, q: Point) {
     }
 }
 
-/// Puts the stones of the chain at `loc` in `stones`, in circular-list order starting
-/// at `loc` itself (KataGo walks `next_in_chain` from the queried stone).
-fn chain_from(b: &Board, loc: Point, stones: &mut Vec<Point>) {
-    b.chain_stones(loc, stones);
-    if let Some(k) = stones.iter().position(|&s| s == loc) {
-        stones.rotate_left(k);
-    }
-}
-
 /// KataGo `findLiberties`: appends the liberties of the chain at `loc` to `buf` from
 /// `buf_idx`, skipping any already in `buf[buf_start..]`; returns how many were added.
-fn find_liberties(
-    b: &Board,
-    loc: Point,
-    buf: &mut Vec<Point>,
-    buf_start: usize,
-    buf_idx: usize,
-    stones: &mut Vec<Point>,
-) -> usize {
-    chain_from(b, loc, stones);
+/// The chain is walked from `loc` itself, as KataGo walks `next_in_chain`.
+fn find_liberties(b: &Board, loc: Point, buf: &mut Vec<Point>, buf_start: usize, buf_idx: usize) -> usize {
     let mut found = 0;
-    for &s in stones.iter() {
-        for d in 0..4 {
-            if let Some(q) = nb(b, s, d) {
-                if b.get(q) == EMPTY && !buf[buf_start..buf_idx + found].contains(&q) {
-                    put(buf, buf_idx + found, q);
-                    found += 1;
-                }
-            }
+    b.walk_chain_neighbours(loc, |q, c| {
+        if c == EMPTY && !buf[buf_start..buf_idx + found].contains(&q) {
+            put(buf, buf_idx + found, q);
+            found += 1;
         }
-    }
+        true
+    });
+    found
+}
+
+/// [`find_liberties`] of a chain known to have one liberty: the walk stops at it.
+fn find_last_liberty(b: &Board, loc: Point, buf: &mut Vec<Point>, buf_start: usize, buf_idx: usize) -> usize {
+    let mut found = 0;
+    b.walk_chain_neighbours(loc, |q, c| {
+        if c != EMPTY {
+            return true;
+        }
+        if !buf[buf_start..buf_idx].contains(&q) {
+            put(buf, buf_idx, q);
+            found = 1;
+        }
+        false
+    });
     found
 }
 
 /// KataGo `findLibertyGainingCaptures`: appends the last liberty of every opposing
 /// chain in atari next to the chain at `loc` (walked from `loc`); returns how many.
-#[allow(clippy::too_many_arguments)]
 fn find_captures(
     b: &Board,
     loc: Point,
     buf: &mut Vec<Point>,
     buf_start: usize,
     buf_idx: usize,
-    stones: &mut Vec<Point>,
-    stones2: &mut Vec<Point>,
     seen: &mut Vec<Point>,
 ) -> usize {
     let opp = 3 - b.get(loc);
-    chain_from(b, loc, stones);
     seen.clear();
     let mut found = 0;
-    for &s in stones.iter() {
-        for d in 0..4 {
-            let Some(q) = nb(b, s, d) else { continue };
-            if b.get(q) == opp && b.chain_liberties(q) == 1 && !seen.iter().any(|&h| b.same_chain(h, q)) {
-                found += find_liberties(b, q, buf, buf_start, buf_idx + found, stones2);
-                seen.push(q);
-            }
+    b.walk_chain_neighbours(loc, |q, c| {
+        if c == opp && b.chain_liberties(q) == 1 && !seen.iter().any(|&h| b.same_chain(h, q)) {
+            found += find_last_liberty(b, q, buf, buf_start, buf_idx + found);
+            seen.push(q);
         }
-    }
+        true
+    });
     found
 }
 
