@@ -180,15 +180,18 @@ impl Buckets {
         self.pending = Vec::new();
         Ok(())
     }
-    fn read(&self, split: usize, b: usize) -> std::io::Result<Vec<u8>> {
+    /// Reads bucket `b` of `split` into `v` (cleared first; one buffer for every bucket,
+    /// so its pages are faulted in once).
+    fn read(&self, split: usize, b: usize, v: &mut Vec<u8>) -> std::io::Result<()> {
         let p = self.dir.join(format!("{split}-{b:05}.zst"));
-        let mut v = Vec::with_capacity(self.bytes[split * self.n + b]);
+        v.clear();
+        v.reserve(self.bytes[split * self.n + b]);
         // An empty bucket (a split with no rows) holds no frame, which zstd's reader
         // takes for a cut one.
         if self.bytes[split * self.n + b] > 0 {
-            zstd::stream::read::Decoder::new(File::open(p)?)?.read_to_end(&mut v)?;
+            zstd::stream::read::Decoder::new(File::open(p)?)?.read_to_end(v)?;
         }
-        Ok(v)
+        Ok(())
     }
 }
 
@@ -238,33 +241,39 @@ pub fn run(out: &Path, o: &KatagoOptions) -> anyhow::Result<KatagoReport> {
         }
     }
     buckets.finish()?;
+    // One bucket buffer, one record index and one set of columns for the whole export.
+    let mut data = Vec::new();
+    let mut recs: Vec<((u64, u32, u16), usize, usize)> = Vec::new();
+    let mut pending = Columns::new(layout, rows_per_file);
     for (s, name) in SPLITS.iter().enumerate() {
         let dir = o.to.join(name);
         std::fs::create_dir_all(&dir)?;
-        let mut pending = Columns::new(layout);
         let mut file_no = 0;
         for b in 0..n {
-            let data = buckets.read(s, b)?;
-            let mut recs: Vec<&[u8]> = Vec::new();
-            let mut rest = &data[..];
-            while !rest.is_empty() {
-                let (rec, r) = rest.split_at(rows::record_len(rest));
-                recs.push(rec);
-                rest = r;
+            buckets.read(s, b, &mut data)?;
+            recs.clear();
+            let mut at = 0;
+            while at < data.len() {
+                let len = rows::record_len(&data[at..]);
+                recs.push((record_order(&data[at..]), at, len));
+                at += len;
             }
-            recs.sort_by_key(|r| record_order(r));
-            for r in recs {
-                pending.push(r);
+            // The (key, game, move) triples are distinct, so the unstable sort's order is
+            // the stable one's.
+            recs.sort_unstable_by_key(|r| r.0);
+            for &(_, at, len) in &recs {
+                pending.push(&data[at..at + len]);
                 if pending.rows() == rows_per_file {
                     write_file(&dir, file_no, &pending, &games)?;
                     file_no += 1;
-                    pending = Columns::new(layout);
+                    pending.clear();
                 }
             }
         }
         if pending.rows() > 0 {
             write_file(&dir, file_no, &pending, &games)?;
             file_no += 1;
+            pending.clear();
         }
         report.files[s] = file_no;
         report.rows[s] = total[s];
@@ -291,8 +300,15 @@ struct Columns {
 }
 
 impl Columns {
-    fn new(layout: Layout) -> Columns {
-        Columns { arrays: vec![Vec::new(); layout.arrays().len()], layout, heads: Vec::new() }
+    /// Columns with room for `rows` records.
+    fn new(layout: Layout, rows: usize) -> Columns {
+        let arrays = layout.arrays().iter().map(|&(a, b)| Vec::with_capacity(rows * (b - a))).collect();
+        Columns { arrays, layout, heads: Vec::with_capacity(rows) }
+    }
+    /// Empties the columns, keeping their allocations.
+    fn clear(&mut self) {
+        self.arrays.iter_mut().for_each(Vec::clear);
+        self.heads.clear();
     }
     fn push(&mut self, r: &[u8]) {
         rows::expand(&self.layout, r, &mut self.arrays);
