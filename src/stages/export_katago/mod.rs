@@ -9,8 +9,9 @@
 //! ```
 //!
 //! Each game of the games table that has train or val samples is replayed once (in
-//! parallel); every sampled position becomes one fixed-size record (inputs and targets,
-//! [`rows`]) with a shuffle key from `--seed`, game id and move number. Records go to
+//! parallel); every sampled position becomes one compact record (inputs and targets,
+//! the mostly-zero and derived arrays stored small, [`rows`]) with a shuffle key from
+//! `--seed`, game id and move number. Records go to
 //! bucket files by the key's top bits, enough buckets that one fits in half of
 //! `memory_mb`; then each bucket, in key order, is read back, sorted by key and cut into
 //! files of `--rows-per-file` rows. The result depends on the tables and the options
@@ -114,8 +115,9 @@ fn read_inputs(out: &Path) -> anyhow::Result<(Vec<GameRow>, Vec<Vec<Wanted>>)> {
 /// Bucket files of one export: per split and bucket, a file of zstd frames (level 1)
 /// that concatenate to its records. A bucket's records wait in a pending buffer of at
 /// most `frame` bytes (plus one record) before they are compressed and appended, so the
-/// buffers together hold at most a quarter of the budget; the records (about 5 KB each,
-/// mostly zero bytes) shrink about tenfold, which makes the spill cheap to write and read.
+/// buffers together hold at most a quarter of the budget; the records (compact, under
+/// 2 KB each where the npz row is about 5.5 KB) shrink further, which makes the spill
+/// cheap to write and read.
 struct Buckets {
     dir: PathBuf,
     shift: u32,
@@ -178,15 +180,18 @@ impl Buckets {
         self.pending = Vec::new();
         Ok(())
     }
-    fn read(&self, split: usize, b: usize) -> std::io::Result<Vec<u8>> {
+    /// Reads bucket `b` of `split` into `v` (cleared first; one buffer for every bucket,
+    /// so its pages are faulted in once).
+    fn read(&self, split: usize, b: usize, v: &mut Vec<u8>) -> std::io::Result<()> {
         let p = self.dir.join(format!("{split}-{b:05}.zst"));
-        let mut v = Vec::with_capacity(self.bytes[split * self.n + b]);
+        v.clear();
+        v.reserve(self.bytes[split * self.n + b]);
         // An empty bucket (a split with no rows) holds no frame, which zstd's reader
         // takes for a cut one.
         if self.bytes[split * self.n + b] > 0 {
-            zstd::stream::read::Decoder::new(File::open(p)?)?.read_to_end(&mut v)?;
+            zstd::stream::read::Decoder::new(File::open(p)?)?.read_to_end(v)?;
         }
-        Ok(v)
+        Ok(())
     }
 }
 
@@ -219,7 +224,7 @@ pub fn run(out: &Path, o: &KatagoOptions) -> anyhow::Result<KatagoReport> {
             .map_init(V7Encoder::new, |enc, &gi| {
                 let g = &games[gi];
                 let fin = rows::final_count(g);
-                let mut v = Vec::with_capacity(wanted[gi].len() * layout.size);
+                let mut v = Vec::with_capacity(wanted[gi].len() * 2048);
                 rows::game_rows(g, gi as u32, &wanted[gi], fin.as_ref(), opts, enc, &mut v)?;
                 Ok((v, fin.is_some()))
             })
@@ -227,33 +232,48 @@ pub fn run(out: &Path, o: &KatagoOptions) -> anyhow::Result<KatagoReport> {
         for r in recs {
             let (v, counted) = r?;
             report.counted_games += counted as u64;
-            for rec in v.chunks_exact(layout.size) {
+            let mut rest = &v[..];
+            while !rest.is_empty() {
+                let (rec, r) = rest.split_at(rows::record_len(rest));
                 buckets.push(rec)?;
+                rest = r;
             }
         }
     }
     buckets.finish()?;
+    // One bucket buffer, one record index and one set of columns for the whole export.
+    let mut data = Vec::new();
+    let mut recs: Vec<((u64, u32, u16), usize, usize)> = Vec::new();
+    let mut pending = Columns::new(layout, rows_per_file);
     for (s, name) in SPLITS.iter().enumerate() {
         let dir = o.to.join(name);
         std::fs::create_dir_all(&dir)?;
-        let mut pending = Columns::new(layout);
         let mut file_no = 0;
         for b in 0..n {
-            let data = buckets.read(s, b)?;
-            let mut recs: Vec<&[u8]> = data.chunks_exact(layout.size).collect();
-            recs.sort_by_key(|r| record_order(r));
-            for r in recs {
-                pending.push(r);
+            buckets.read(s, b, &mut data)?;
+            recs.clear();
+            let mut at = 0;
+            while at < data.len() {
+                let len = rows::record_len(&data[at..]);
+                recs.push((record_order(&data[at..]), at, len));
+                at += len;
+            }
+            // The (key, game, move) triples are distinct, so the unstable sort's order is
+            // the stable one's.
+            recs.sort_unstable_by_key(|r| r.0);
+            for &(_, at, len) in &recs {
+                pending.push(&data[at..at + len]);
                 if pending.rows() == rows_per_file {
                     write_file(&dir, file_no, &pending, &games)?;
                     file_no += 1;
-                    pending = Columns::new(layout);
+                    pending.clear();
                 }
             }
         }
         if pending.rows() > 0 {
             write_file(&dir, file_no, &pending, &games)?;
             file_no += 1;
+            pending.clear();
         }
         report.files[s] = file_no;
         report.rows[s] = total[s];
@@ -270,9 +290,9 @@ fn record_order(r: &[u8]) -> (u64, u32, u16) {
     (u(0, 8), u(8, 12) as u32, u(12, 14) as u16)
 }
 
-/// The records of one npz file, gathered array by array as they come (one copy each).
+/// The records of one npz file, gathered array by array as they come (expanded once).
 struct Columns {
-    ranges: Vec<(usize, usize)>,
+    layout: Layout,
     /// Per array of [`Layout::arrays`], its bytes of every record so far.
     arrays: Vec<Vec<u8>>,
     /// Per record: game index and move number.
@@ -280,14 +300,18 @@ struct Columns {
 }
 
 impl Columns {
-    fn new(layout: Layout) -> Columns {
-        let ranges = layout.arrays();
-        Columns { arrays: vec![Vec::new(); ranges.len()], ranges, heads: Vec::new() }
+    /// Columns with room for `rows` records.
+    fn new(layout: Layout, rows: usize) -> Columns {
+        let arrays = layout.arrays().iter().map(|&(a, b)| Vec::with_capacity(rows * (b - a))).collect();
+        Columns { arrays, layout, heads: Vec::with_capacity(rows) }
+    }
+    /// Empties the columns, keeping their allocations.
+    fn clear(&mut self) {
+        self.arrays.iter_mut().for_each(Vec::clear);
+        self.heads.clear();
     }
     fn push(&mut self, r: &[u8]) {
-        for (v, &(a, b)) in self.arrays.iter_mut().zip(&self.ranges) {
-            v.extend_from_slice(&r[a..b]);
-        }
+        rows::expand(&self.layout, r, &mut self.arrays);
         let gi = u32::from_le_bytes(r[8..12].try_into().expect("4 bytes"));
         self.heads.push((gi, u16::from_le_bytes(r[12..14].try_into().expect("2 bytes"))));
     }

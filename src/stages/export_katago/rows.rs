@@ -27,6 +27,12 @@ pub const METADATA: usize = 192;
 pub const MOVES: usize = NN + 1;
 /// Record header: shuffle key u64, game index u32, move number u16, split u8, pad u8.
 pub const HEADER: usize = 16;
+/// Compact record header: [`HEADER`], then the record's length in bytes (u32).
+pub const COMPACT_HEADER: usize = HEADER + 4;
+/// Bytes of the compact score distribution: first nonzero bin u16, its value and the next bin's.
+const COMPACT_SCORE: usize = 4;
+/// Bytes of the compact value targets: one byte per point, channels 0–3 two bits each.
+const COMPACT_VALUE: usize = NN;
 
 /// Byte offsets of the arrays inside one record.
 #[derive(Clone, Copy, Debug)]
@@ -54,12 +60,102 @@ impl Layout {
         let size = meta + if metadata { METADATA * 4 } else { 0 };
         Layout { bin, global, policy, gtargets, score, value, meta, size }
     }
+    /// Whether the records carry `metadataInputNC`.
+    pub fn metadata(&self) -> bool {
+        self.size > self.meta
+    }
     /// The byte ranges of the npz arrays in a record, in the npz's order
     /// (`metadataInputNC` last, only with `--metadata`).
     pub fn arrays(&self) -> Vec<(usize, usize)> {
         let ends = [self.bin, self.global, self.policy, self.gtargets, self.score, self.value, self.meta, self.size];
         let n = if self.size > self.meta { 7 } else { 6 };
         (0..n).map(|i| (ends[i], ends[i + 1])).collect()
+    }
+}
+
+/// Byte offsets inside one compact record, the intermediate form the export buckets
+/// and sorts: the npz arrays that are mostly zero or derived are stored small and
+/// expanded ([`expand`]) when a file's columns are gathered.
+///
+/// ```text
+/// header (16) | length u32 | packed planes | globalInputNC | globalTargetsNC
+/// | scoreDistrN: bin u16, value u8, next value u8 (the only nonzero bins)
+/// | valueTargetsNCHW channels 0-3: per point 2 bits each (v + 1); channel 4 = channel 0 × 120
+/// | policy channel 1: the next move's index, u16::MAX for all 1s
+/// | metadataInputNC (with --metadata)
+/// | policy channel 0: n u16, then n × (index u16, count i16), written in order
+/// ```
+#[derive(Clone, Copy, Debug)]
+struct Compact {
+    bin: usize,
+    global: usize,
+    gtargets: usize,
+    score: usize,
+    value: usize,
+    next: usize,
+    meta: usize,
+    policy: usize,
+}
+
+impl Compact {
+    fn new(metadata: bool) -> Compact {
+        let bin = COMPACT_HEADER;
+        let global = bin + SPATIAL * PACKED;
+        let gtargets = global + GLOBAL * 4;
+        let score = gtargets + GLOBAL_TARGETS * 4;
+        let value = score + COMPACT_SCORE;
+        let next = value + COMPACT_VALUE;
+        let meta = next + 2;
+        let policy = meta + if metadata { METADATA * 4 } else { 0 };
+        Compact { bin, global, gtargets, score, value, next, meta, policy }
+    }
+}
+
+/// The length of the compact record that starts `data`.
+pub fn record_len(data: &[u8]) -> usize {
+    u32::from_le_bytes(data[HEADER..COMPACT_HEADER].try_into().expect("4 bytes")) as usize
+}
+
+/// Appends the npz arrays of compact record `rec` to `arrays` (one per
+/// [`Layout::arrays`], in that order).
+pub fn expand(layout: &Layout, rec: &[u8], arrays: &mut [Vec<u8>]) {
+    let c = Compact::new(layout.metadata());
+    let grow = |v: &mut Vec<u8>, n: usize| -> usize {
+        let start = v.len();
+        v.resize(start + n, 0);
+        start
+    };
+    arrays[0].extend_from_slice(&rec[c.bin..c.global]);
+    arrays[1].extend_from_slice(&rec[c.global..c.gtargets]);
+    // Policy.
+    let start = grow(&mut arrays[2], 2 * MOVES * 2);
+    let out = &mut arrays[2][start..];
+    let n = u16::from_le_bytes(rec[c.policy..c.policy + 2].try_into().expect("2 bytes")) as usize;
+    for e in rec[c.policy + 2..c.policy + 2 + 4 * n].chunks_exact(4) {
+        let m = u16::from_le_bytes([e[0], e[1]]) as usize;
+        out[2 * m..2 * m + 2].copy_from_slice(&e[2..4]);
+    }
+    match u16::from_le_bytes([rec[c.next], rec[c.next + 1]]) {
+        u16::MAX => (0..MOVES).for_each(|i| put_i16(out, MOVES + i, 1)),
+        m => put_i16(out, MOVES + m as usize, 1),
+    }
+    arrays[3].extend_from_slice(&rec[c.gtargets..c.score]);
+    // Score distribution.
+    let start = grow(&mut arrays[4], SCORE_DISTR);
+    let bin = u16::from_le_bytes([rec[c.score], rec[c.score + 1]]) as usize;
+    arrays[4][start + bin] = rec[c.score + 2];
+    arrays[4][start + bin + 1] = rec[c.score + 3];
+    // Value targets.
+    let start = grow(&mut arrays[5], VALUE_CHANNELS * NN);
+    let out = &mut arrays[5][start..];
+    for (p, &b) in rec[c.value..c.next].iter().enumerate() {
+        for k in 0..4 {
+            out[k * NN + p] = (((b >> (2 * k)) & 3) as i8 - 1) as u8;
+        }
+        out[4 * NN + p] = ((((b & 3) as i8) - 1) * 120) as u8;
+    }
+    if layout.metadata() {
+        arrays[6].extend_from_slice(&rec[c.meta..c.policy]);
     }
 }
 
@@ -235,27 +331,37 @@ impl Encode<'_, '_> {
         };
         self.enc.encode(&pos, &mut self.row);
         let l = ctx.opts.layout;
+        let c = Compact::new(l.metadata());
         let start = self.out.len();
-        self.out.resize(start + l.size, 0);
+        self.out.resize(start + c.policy + 2, 0);
         let rec = &mut self.out[start..];
         let key = shuffle_key(ctx.opts.seed, &g.game_id.0, step.number);
         rec[0..8].copy_from_slice(&key.to_le_bytes());
         rec[8..12].copy_from_slice(&ctx.game_index.to_le_bytes());
         rec[12..14].copy_from_slice(&(step.number as u16).to_le_bytes());
         rec[14] = w.split;
-        pack_bits(&self.row, &mut rec[l.bin..l.global]);
+        pack_bits(&self.row, &mut rec[c.bin..c.global]);
         for (i, v) in self.row.global.iter().enumerate() {
-            rec[l.global + 4 * i..l.global + 4 * i + 4].copy_from_slice(&v.to_le_bytes());
+            rec[c.global + 4 * i..c.global + 4 * i + 4].copy_from_slice(&v.to_le_bytes());
         }
         let self_komi = self.row.global[5] * 20.0;
-        fill_policy(ctx, step, w, &mut rec[l.policy..l.gtargets]);
         let score = ctx.fin.map(|f| if step.color == Color::Black { f.margin } else { -f.margin });
-        fill_global_targets(ctx, step, score, self_komi, &mut rec[l.gtargets..l.score]);
-        fill_score_distr(score, &mut rec[l.score..l.value]);
-        fill_value_targets(ctx, step, &mut rec[l.value..l.meta]);
-        if l.size > l.meta {
-            super::meta::fill_metadata(g, step.color, &mut rec[l.meta..l.size]);
+        fill_global_targets(ctx, step, score, self_komi, &mut rec[c.gtargets..c.score]);
+        fill_score_distr(score, &mut rec[c.score..c.value]);
+        fill_value_targets(ctx, step, &mut rec[c.value..c.next]);
+        let next = match ctx.g.moves.get(step.index + 1) {
+            Some(n) => n.mv.index(),
+            None => u16::MAX,
+        };
+        rec[c.next..c.next + 2].copy_from_slice(&next.to_le_bytes());
+        if l.metadata() {
+            super::meta::fill_metadata(g, step.color, &mut rec[c.meta..c.policy]);
         }
+        let n = fill_policy(ctx, step, w, self.out);
+        let rec = &mut self.out[start..];
+        rec[c.policy..c.policy + 2].copy_from_slice(&(n as u16).to_le_bytes());
+        let len = rec.len() as u32;
+        rec[HEADER..COMPACT_HEADER].copy_from_slice(&len.to_le_bytes());
     }
 }
 
@@ -297,20 +403,22 @@ fn put_i16(out: &mut [u8], i: usize, v: i16) {
     out[2 * i..2 * i + 2].copy_from_slice(&v.to_le_bytes());
 }
 
-/// Policy channel 0: the corpus's move counts (or the played move alone); channel 1: the
-/// next move of the game, all 1s when there is none.
-fn fill_policy(ctx: &GameCtx, step: &Step, w: &Wanted, out: &mut [u8]) {
-    out.fill(0);
+/// Policy channel 0 (the corpus's move counts, or the played move alone) as (index,
+/// count) entries appended to `out`; returns their number. Channel 1 (the next move of
+/// the game, all 1s when there is none) is the record's `next`.
+fn fill_policy(ctx: &GameCtx, step: &Step, w: &Wanted, out: &mut Vec<u8>) -> usize {
+    let mut put = |m: u16, v: i16| {
+        out.extend_from_slice(&m.to_le_bytes());
+        out.extend_from_slice(&v.to_le_bytes());
+    };
     if ctx.opts.played_policy || w.dist.is_empty() {
-        put_i16(out, step.mv.index() as usize, 1);
+        put(step.mv.index(), 1);
+        1
     } else {
         for &(m, c) in &w.dist {
-            put_i16(out, m as usize, c.min(i16::MAX as u32) as i16);
+            put(m, c.min(i16::MAX as u32) as i16);
         }
-    }
-    match ctx.g.moves.get(step.index + 1) {
-        Some(n) => put_i16(out, MOVES + n.mv.index() as usize, 1),
-        None => (0..MOVES).for_each(|i| put_i16(out, MOVES + i, 1)),
+        w.dist.len()
     }
 }
 
@@ -373,50 +481,54 @@ fn round_away(x: f32) -> f32 {
 }
 
 /// `scoreDistrN`: the final score split between its two neighbouring half-point bins
-/// (KataGo's writer); a dummy 50/50 at 420/421 without a count.
+/// (KataGo's writer); a dummy 50/50 at 420/421 without a count. Written compact: the
+/// first bin (u16), its value and the next bin's.
 fn fill_score_distr(score: Option<f32>, out: &mut [u8]) {
-    out.fill(0);
     let centre = (SCORE_DISTR / 2) as i32;
-    let Some(s) = score else {
-        out[(centre - 1) as usize] = 50;
-        out[centre as usize] = 50;
-        return;
+    let (bin, a, b) = match score {
+        None => (centre - 1, 50u8, 50u8),
+        Some(s) => {
+            let c = (round_away(s) as i32).clamp(-(centre - 1), centre - 1);
+            let u = (round_away((s - (c as f32 - 0.5)) * 100.0) as i32).clamp(0, 100);
+            (c + centre - 1, (100 - u) as u8, u as u8)
+        }
     };
-    let c = (round_away(s) as i32).clamp(-(centre - 1), centre - 1);
-    let u = (round_away((s - (c as f32 - 0.5)) * 100.0) as i32).clamp(0, 100);
-    out[(c + centre - 1) as usize] = (100 - u) as u8;
-    out[(c + centre) as usize] = u as u8;
+    out[..2].copy_from_slice(&(bin as u16).to_le_bytes());
+    out[2] = a;
+    out[3] = b;
 }
 
 /// `valueTargetsNCHW`: ownership, seki, the boards 8 and 32 moves later (clamped to the
-/// end), scoring ×120; all from the side to move.
+/// end), scoring ×120; all from the side to move. Written compact: per point, channels
+/// 0–3 two bits each (value + 1); channel 4 is channel 0 × 120.
 fn fill_value_targets(ctx: &GameCtx, step: &Step, out: &mut [u8]) {
-    out.fill(0);
     let pla = step.color as u8;
     let sign: i8 = if step.color == Color::Black { 1 } else { -1 };
-    if let Some(f) = ctx.fin {
-        for p in 0..NN {
-            out[p] = (f.own[p] * sign) as u8;
-            out[NN + p] = (f.seki[p] * sign) as u8;
-            out[4 * NN + p] = (f.own[p] * sign * 120) as u8;
+    let two = |v: i8| (v + 1) as u8;
+    match ctx.fin {
+        Some(f) => {
+            for ((o, &own), &seki) in out.iter_mut().zip(&f.own).zip(&f.seki) {
+                *o = two(own * sign) | two(seki * sign) << 2;
+            }
         }
+        None => out.fill(two(0) | two(0) << 2),
     }
     let last = ctx.positions.len() - 1;
     for (k, ahead) in [(2usize, 8usize), (3, 32)] {
         let cells = &ctx.positions[(step.index + ahead).min(last)];
-        for p in 0..NN {
-            let v: i8 = match cells[p] {
+        for (o, &cell) in out.iter_mut().zip(cells) {
+            let v: i8 = match cell {
                 0 => 0,
                 c if c == pla => 1,
                 _ => -1,
             };
-            out[k * NN + p] = v as u8;
+            *o |= two(v) << (2 * k);
         }
     }
 }
 
-/// Encodes the wanted rows of game `g` (sorted by move number) into fixed-size records
-/// appended to `out`. A game that does not replay yields no rows.
+/// Encodes the wanted rows of game `g` (sorted by move number) into compact records
+/// ([`expand`] gives their npz arrays) appended to `out`. A game that does not replay yields no rows.
 pub fn game_rows(
     g: &GameRow,
     game_index: u32,
@@ -500,8 +612,11 @@ mod tests {
         let wanted = [Wanted { move_number: number, split: 0, dist: Vec::new() }];
         let mut out = Vec::new();
         game_rows(&g, 0, &wanted, None, opts, &mut V7Encoder::new(), &mut out).unwrap();
-        assert_eq!(out.len(), layout.size);
-        let bits = &out[layout.bin + 6 * PACKED..layout.bin + 7 * PACKED];
+        assert_eq!(out.len(), record_len(&out));
+        let mut arrays = vec![Vec::new(); layout.arrays().len()];
+        expand(&layout, &out, &mut arrays);
+        assert_eq!(arrays[0].len(), layout.global - layout.bin);
+        let bits = &arrays[0][6 * PACKED..7 * PACKED];
         let pt = |i: usize| crate::coord::Point::from_index(i as u16).unwrap().to_sgf();
         (0..NN).filter(|&i| bits[i / 8] & (0x80 >> (i % 8)) != 0).map(pt).collect()
     }
