@@ -6,7 +6,7 @@ and how many of those agree with the record.
 
 Usage:
     python bench/score_figures.py [--kibo PATH] [--shared DIR] [--list] [--json FILE]
-                                  [--gnugo] [--gnugo-decided]
+                                  [--gnugo] [--gnugo-decided] [--salts N]
 
 `--kibo` defaults to $KIBO, then ~/.cache/kibo-target/release/kibo; `--shared` to
 $SHARED, then ../shared/data. `--list` prints every disagreement (source, member,
@@ -18,7 +18,10 @@ kibo's within 1 point, *kibo wrong* when it is the record's, *ambiguous* otherwi
 `--gnugo-decided` counts every decided game with GNU Go and prints how often its
 winner is kibo's (minutes: ~500 games). GNU Go's counts are remembered by each record's
 content in `$KIBO_GNUGO_CACHE` (default ~/.cache/kibo-gnugo-margins.json), so a second
-binary is judged in the time of its `kibo filter` runs. Asserts nothing.
+binary is judged in the time of its `kibo filter` runs. `--salts N` runs each source
+under N salted random streams of the playouts ($KIBO_PLAYOUT_SALT = 1..N) and prints
+each figure's mean and spread: one stream is one draw of the playouts' noise, so a change
+that plays other moves is weighed by its mean over the same salts. Asserts nothing.
 """
 import concurrent.futures
 import hashlib
@@ -43,12 +46,17 @@ SOURCES = [
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
-def games_table(kibo, path, out):
-    """`kibo filter` of `path` into `out`; the games table as a list of dicts."""
+def games_table(kibo, path, out, salt=None):
+    """`kibo filter` of `path` into `out` (the playouts' streams salted by `salt`, if
+    given: $KIBO_PLAYOUT_SALT); the games table as a list of dicts."""
     pipeline = out.parent / "score-figures.toml"
     pipeline.write_text("[filter]\nmin_moves = 1\n")
+    env = dict(os.environ)
+    env.pop("KIBO_PLAYOUT_SALT", None)
+    if salt is not None:
+        env["KIBO_PLAYOUT_SALT"] = str(salt)
     subprocess.run([kibo, "filter", "--input", str(path), "--out", str(out), "--pipeline", str(pipeline), "-q"],
-                   check=True, stderr=subprocess.DEVNULL)
+                   check=True, stderr=subprocess.DEVNULL, env=env)
     return pq.read_table(out / "games").to_pylist()
 
 
@@ -162,7 +170,14 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--gnugo", action="store_true")
     ap.add_argument("--gnugo-decided", action="store_true")
+    ap.add_argument("--salts", type=int, default=0,
+                    help="run every source under the salts 1..N of the playouts' streams and print each "
+                         "figure's mean and standard deviation over them (with --gnugo-decided: GNU Go's "
+                         "winner agreement too)")
+    ap.add_argument("--first-salt", type=int, default=1, help="with --salts N: the salts K..K+N-1 (default 1)")
     a = ap.parse_args()
+    if a.salts:
+        return salted(a)
     decided_rows = {}
     result = {"kibo": a.kibo, "sources": {}, "disagreements": []}
     with tempfile.TemporaryDirectory() as tmp:
@@ -209,6 +224,61 @@ def main():
             print("  " + " ".join(f"{k}={v}" for k, v in d.items() if v is not None))
     if a.json:
         pathlib.Path(a.json).write_text(json.dumps(result, indent=1, default=str) + "\n")
+
+
+def salted(a):
+    """`--salts N`: the figures of every source under salts 1..N, then their mean and
+    standard deviation. One stream's figures are one draw of the playouts' noise (about
+    a point on these sources): a change to the playouts is weighed by its mean over the
+    same salts against the mean of the binary before it (docs/scoring.md, "Fourth round")."""
+    import statistics
+    per = {}
+    verdicts = {}  # source -> one {game: score_check} per salt
+    with tempfile.TemporaryDirectory() as tmp:
+        for salt in range(a.first_salt, a.first_salt + a.salts):
+            line = []
+            for name, sub in SOURCES:
+                path = pathlib.Path(a.shared) / sub
+                if not path.exists():
+                    sys.exit(f"{name}: {path} absent")
+                out = pathlib.Path(tmp) / f"{name}-{salt}"
+                rows = games_table(a.kibo, path, out, salt)
+                shutil.rmtree(out, ignore_errors=True)
+                f = figures(rows)
+                fig = {"decided": f["decided_share"], "agreement": f["agreement"]}
+                verdicts.setdefault(name, []).append(
+                    {(r.get("member"), r.get("source_file"), r.get("game_index")): r["score_check"]
+                     for r in rows if r["result_kind"] == "score" and r.get("score_check") is not None})
+                if a.gnugo_decided:
+                    rows = [r for r in rows if r["result_kind"] == "score" and r.get("score_check") in
+                            ("agrees", "disagrees")]
+                    theirs = with_gnugo(rows, a.shared)
+                    same = sum(1 for r, g in zip(rows, theirs) if g and (g > 0) == (r["counted_margin"] > 0))
+                    fig["gnugo_winner"] = same / len(rows) if rows else None
+                per.setdefault(name, []).append(fig)
+                line.append(f"{name} " + "/".join(f"{v:.1%}" if v is not None else "-" for v in fig.values()))
+            print(f"salt {salt:>3}: " + "  ".join(line), flush=True)
+    summary = {}
+    print(f"{'source':<9} {'figure':<13} {'mean':>7} {'sd':>6} {'min':>7} {'max':>7}   (over {a.salts} salts)")
+    for name, figs in per.items():
+        for key in figs[0]:
+            vals = [f[key] for f in figs if f[key] is not None]
+            if not vals:
+                continue
+            mean, sd = statistics.fmean(vals), statistics.pstdev(vals)
+            summary.setdefault(name, {})[key] = {"mean": mean, "sd": sd, "min": min(vals), "max": max(vals)}
+            print(f"{name:<9} {key:<13} {mean:>7.2%} {sd:>6.2%} {min(vals):>7.1%} {max(vals):>7.1%}")
+    # How often one game's verdict changes from one stream to the next: the noise each
+    # game's verdict carries (a change that plays fewer playouts must not raise it).
+    for name, runs in verdicts.items():
+        pairs = list(zip(runs, runs[1:]))
+        if pairs:
+            flips = statistics.fmean(sum(1 for k in x if x[k] != y.get(k)) / max(len(x), 1) for x, y in pairs)
+            summary.setdefault(name, {})["verdict_flips"] = flips
+            print(f"{name:<9} verdict changes from one salt to the next: {flips:.2%} of scored games")
+    if a.json:
+        pathlib.Path(a.json).write_text(json.dumps({"kibo": a.kibo, "salts": a.salts, "per_salt": per,
+                                                    "summary": summary}, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -254,46 +254,12 @@ pub struct Rules {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Loc(u16);
 
-/// A set of board locations as a bit per padded cell (64 bytes): walked in increasing
-/// location order, which is row-major order on the board. The playouts keep their
-/// empty points in one, so that the list they draw from is rebuilt in row-major order
-/// after a capture from the bits rather than from the 361 cells.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct LocBits([u64; ARR / 64]);
-
-impl LocBits {
-    /// The set of `locs`.
-    pub fn of(locs: &[Loc]) -> LocBits {
-        let mut s = LocBits::default();
-        for &l in locs {
-            s.insert(l);
-        }
-        s
-    }
-    /// Adds `l`.
+impl Loc {
+    /// Its index in the board's padded arrays (below 512): a key for per-location
+    /// tables such as a playout's candidate lists.
     #[inline]
-    pub fn insert(&mut self, l: Loc) {
-        let i = l.0 as usize & MASK;
-        self.0[i / 64] |= 1u64 << (i % 64);
-    }
-    /// Removes `l`.
-    #[inline]
-    pub fn remove(&mut self, l: Loc) {
-        let i = l.0 as usize & MASK;
-        self.0[i / 64] &= !(1u64 << (i % 64));
-    }
-    /// Writes the members in increasing order to the front of `out`; returns how many.
-    pub fn write(&self, out: &mut [Loc; NN]) -> usize {
-        let mut n = 0usize;
-        for (w, &word) in self.0.iter().enumerate() {
-            let mut bits = word;
-            while bits != 0 {
-                out[n.min(NN - 1)] = Loc((w * 64 + bits.trailing_zeros() as usize) as u16);
-                n += 1;
-                bits &= bits - 1;
-            }
-        }
-        n.min(NN)
+    pub const fn index(self) -> usize {
+        self.0 as usize & MASK
     }
 }
 
@@ -1189,16 +1155,7 @@ impl Board {
             return false;
         }
         let c8 = c as u8;
-        // The four neighbours' cells as the bytes of one word; "byte == v" is
-        // `!(x | x >> 1)` on `x = byte ^ v` (two-bit values, as in `place`).
-        let w = self.color[loc - STRIDE] as u32
-            | (self.color[loc - 1] as u32) << 8
-            | (self.color[loc + 1] as u32) << 16
-            | (self.color[loc + STRIDE] as u32) << 24;
-        let is = |v: u8| {
-            let x = w ^ (v as u32 * LOW_BITS);
-            !(x | x >> 1) & LOW_BITS
-        };
+        let is = self.neighbour_cells(loc);
         let own_bits = is(c8);
         if (own_bits | is(WALL)) == LOW_BITS || (loc == self.ko_loc as usize && c8 == self.ko_color) {
             // An own single-point eye (the common case late in a playout), or the ko.
@@ -1224,13 +1181,98 @@ impl Board {
         self.playout_shape_ok(c8, loc)
     }
 
+    /// Whether `at` is an empty point whose every on-board neighbour is a stone of `c`:
+    /// a single-point eye of `c`, the one kind of point a playout never lets `c` fill.
+    #[inline]
+    pub fn is_eye_at(&self, c: Color, at: Loc) -> bool {
+        let loc = at.0 as usize;
+        let is = self.neighbour_cells(loc);
+        self.color[loc] == EMPTY && (is(c as u8) | is(WALL)) == LOW_BITS
+    }
+
+    /// The four neighbours of `loc` read as the bytes of one word: the returned test
+    /// gives, for a cell value `v`, bit 0 of byte `i` set when neighbour `i` (above,
+    /// left, right, below) holds `v`. "byte == v" is `!(x | x >> 1)` on `x = byte ^ v`
+    /// (two-bit values, as in [`Board::place`]).
+    #[inline(always)]
+    fn neighbour_cells(&self, loc: usize) -> impl Fn(u8) -> u32 {
+        let w = self.color[loc - STRIDE] as u32
+            | (self.color[loc - 1] as u32) << 8
+            | (self.color[loc + 1] as u32) << 16
+            | (self.color[loc + STRIDE] as u32) << 24;
+        move |v: u8| {
+            let x = w ^ (v as u32 * LOW_BITS);
+            !(x | x >> 1) & LOW_BITS
+        }
+    }
+
+    /// The four neighbours of `at` that are on the board and empty, as locations (up to
+    /// four, the rest `None`), in the order above, left, right, below.
+    #[inline]
+    pub fn empty_neighbours(&self, at: Loc) -> [Option<Loc>; 4] {
+        let loc = at.0 as usize;
+        [loc - STRIDE, loc - 1, loc + 1, loc + STRIDE].map(|a| (self.color[a] == EMPTY).then_some(Loc(a as u16)))
+    }
+
+    /// The four neighbours of `at` (above, left, right, below), walls included.
+    #[inline]
+    pub fn neighbour_locs(at: Loc) -> [Loc; 4] {
+        let loc = at.0 as usize;
+        [loc - STRIDE, loc - 1, loc + 1, loc + STRIDE].map(|a| Loc(a as u16))
+    }
+
+    /// Whether `at` is an empty point where `c` may not play until a neighbour is
+    /// freed by a capture or a neighbouring chain is put in atari: every on-board
+    /// neighbour is an opponent's stone and none of their chains has one liberty left
+    /// (a stone there would have no liberty and capture nothing).
+    #[inline]
+    pub fn is_closed_to(&self, c: Color, at: Loc) -> bool {
+        let loc = at.0 as usize;
+        if self.color[loc] != EMPTY {
+            return false;
+        }
+        let opp = 3 - c as u8;
+        let mut closed = true;
+        each_adj!(loc, a => {
+            let col = self.color[a];
+            closed &= col == WALL || (col == opp && self.libs[self.head[a] as usize] >= 2);
+        });
+        closed
+    }
+
+    /// The chains at `at` and next to it that have exactly one liberty: for each (once),
+    /// the colour that may capture it and its liberty, written to the front of `out`;
+    /// returns how many.
+    pub fn ataris_at(&self, at: Loc, out: &mut [(Color, Loc); 5]) -> usize {
+        let loc = at.0 as usize;
+        let mut heads = [0usize; 5];
+        let mut n = 0;
+        for q in [loc, loc - STRIDE, loc - 1, loc + 1, loc + STRIDE] {
+            let col = self.color[q];
+            if col != BLACK && col != WHITE {
+                continue;
+            }
+            let h = self.head[q] as usize;
+            if self.libs[h] != 1 || heads[..n].contains(&h) {
+                continue;
+            }
+            heads[n] = h;
+            let by = if col == BLACK { Color::White } else { Color::Black };
+            out[n] = (by, Loc(self.only_liberty(h) as u16));
+            n += 1;
+        }
+        n
+    }
+
     /// The rest of [`Board::is_playout_move_at`]'s test (out of line: the common cases
-    /// never get here): not a self-atari of two stones or more, and legal.
+    /// never get here; the ko is checked before): not a self-atari of two stones or
+    /// more, and not a suicide. (A stone whose chain keeps a liberty, captures counted,
+    /// is no suicide: no legality check is needed beyond the liberties.)
     #[inline(never)]
     fn playout_shape_ok(&self, c8: u8, loc: usize) -> bool {
         let c = if c8 == BLACK { Color::Black } else { Color::White };
         let (_, libs, stones) = self.move_shape(c, point_of(loc));
-        !(libs == 0 || (libs == 1 && stones >= 2)) && self.check_loc(c8, loc, &Rules::default()).is_ok()
+        !(libs == 0 || (libs == 1 && stones >= 2))
     }
 
     /// Clears `out`, then pushes every empty point of the playing area in row-major order.
@@ -1343,7 +1385,8 @@ impl Board {
                 }
             } else if save.is_none() {
                 let (eye, libs, _) = self.move_shape(c, point_of(lib.0 as usize));
-                if !eye && libs >= 2 && self.check_loc(c8, lib.0 as usize, &Rules::default()).is_ok() {
+                // Two liberties: no suicide; only the ko could forbid it.
+                if !eye && libs >= 2 && !(lib.0 == self.ko_loc && c8 == self.ko_color) {
                     save = Some(lib);
                 }
             }

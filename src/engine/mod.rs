@@ -34,6 +34,6 @@ pub mod zobrist;
 #[cfg(test)]
 mod tests;
 
-pub use board::{Board, Color, Illegal, Loc, LocBits, PlayInfo, Rules, SetupError, BLACK, EMPTY, WHITE};
+pub use board::{Board, Color, Illegal, Loc, PlayInfo, Rules, SetupError, BLACK, EMPTY, WHITE};
 pub use diagram::DiagramError;
 pub use history::{SuperkoHistory, SuperkoMode, Violation};

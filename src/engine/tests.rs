@@ -1056,10 +1056,25 @@ fn playout_reply_by_definition(b: &Board, c: Color, last: Point) -> Option<Point
     save
 }
 
+/// The on-board neighbours of `p`.
+fn neighbours_on_board(b: &Board, p: Point) -> Vec<Point> {
+    let mut out = Vec::new();
+    for (dr, dc) in [(-1i32, 0i32), (0, -1), (0, 1), (1, 0)] {
+        let (r, k) = (p.row as i32 + dr, p.col as i32 + dc);
+        if let Some(q) = (r >= 0 && k >= 0).then(|| Point::new(r as usize, k as usize)).flatten() {
+            if b.is_on_board(q) {
+                out.push(q);
+            }
+        }
+    }
+    out
+}
+
 #[test]
 fn location_addressed_playout_primitives_match_the_point_ones() {
     let mut rng = Rng::new(23);
-    let mut checked = [0usize; 3]; // move tests, replies found, captures
+    // Move tests, replies found, captures, points closed to a colour, ataris.
+    let mut checked = [0usize; 5];
     for game in 0..games(120, 20) {
         let mut b = if game % 4 == 3 { Board::new_sized(9 + game % 7, 7 + game % 11) } else { Board::new() };
         let mut c = B;
@@ -1071,13 +1086,28 @@ fn location_addressed_playout_primitives_match_the_point_ones() {
             let n = b.empty_locs(&mut locs);
             let from_locs: Vec<Point> = locs[..n].iter().map(|&l| b.point(l)).collect();
             assert_eq!(from_locs, pts);
-            let mut set_list = [Loc::default(); NN];
-            let m = LocBits::of(&locs[..n]).write(&mut set_list);
-            assert_eq!(&set_list[..m], &locs[..n]);
             for &l in &locs[..n] {
                 for col in [B, W] {
                     assert_eq!(b.is_playout_move_at(col, l), playout_move_by_definition(&b, col, b.point(l)));
+                    assert_eq!(b.is_eye_at(col, l), b.move_shape(col, b.point(l)).0);
                     checked[0] += 1;
+                }
+                let p = b.point(l);
+                let mut near = Vec::new();
+                for (dr, dc) in [(-1i32, 0i32), (0, -1), (0, 1), (1, 0)] {
+                    let (r, k) = (p.row as i32 + dr, p.col as i32 + dc);
+                    let q = (r >= 0 && k >= 0).then(|| Point::new(r as usize, k as usize)).flatten();
+                    near.push(q.filter(|q| pts.contains(q)));
+                }
+                assert_eq!(b.empty_neighbours(l).map(|x| x.map(|x| b.point(x))).to_vec(), near);
+                // Closed to a colour: every on-board neighbour the opponent's, none of
+                // their chains in atari.
+                let on_board: Vec<Point> = neighbours_on_board(&b, p);
+                for col in [B, W] {
+                    let closed =
+                        on_board.iter().all(|&q| b.color_at(q) == Some(col.opponent()) && b.chain_liberties(q) >= 2);
+                    assert_eq!(b.is_closed_to(col, l), closed, "{col:?} at {}", p.to_gtp());
+                    checked[3] += closed as usize;
                 }
             }
             let mv = random_move(&b, &mut rng, c, &STD);
@@ -1104,6 +1134,26 @@ fn location_addressed_playout_primitives_match_the_point_ones() {
             checked[2] += (t > 0) as usize;
             b = after;
             c = c.opponent();
+            // The chains at and next to the move left with one liberty.
+            let mut ataris = [(B, Loc::default()); 5];
+            let na = b.ataris_at(at, &mut ataris);
+            let mut got: Vec<(Color, Point)> = ataris[..na].iter().map(|&(by, l)| (by, b.point(l))).collect();
+            let mut want = Vec::new();
+            let mut seen: Vec<Point> = Vec::new();
+            for x in std::iter::once(q).chain(neighbours_on_board(&b, q)) {
+                let Some(col) = b.color_at(x) else { continue };
+                if b.chain_liberties(x) != 1 || seen.iter().any(|&s| b.same_chain(s, x)) {
+                    continue;
+                }
+                seen.push(x);
+                let mut libs = Vec::new();
+                b.chain_liberty_points(x, &mut libs);
+                want.push((col.opponent(), libs[0]));
+            }
+            got.sort_unstable_by_key(|&(c, p)| (c as u8, p.index()));
+            want.sort_unstable_by_key(|&(c, p)| (c as u8, p.index()));
+            assert_eq!(got, want);
+            checked[4] += na;
             // The reply to the move just played.
             let reply = b.playout_reply(c, at).map(|l| b.point(l));
             assert_eq!(reply, playout_reply_by_definition(&b, c, q));

@@ -1091,6 +1091,9 @@ pub(crate) struct Status {
     pub(crate) alive: Vec<bool>,
     /// Seki (rule 3).
     pub(crate) seki: Seki,
+    /// Per point: in Black's or White's pass-alive area (Benson: the pass-alive chains
+    /// and the regions they enclose, dead stones included).
+    pub(crate) pass_alive: Vec<bool>,
 }
 
 /// Rules 1 to 3 of the module docs on `pos` (whose blocks are `ch`).
@@ -1150,7 +1153,8 @@ pub(crate) fn conservative_status(pos: &Pos, ch: &Chains) -> Status {
     let unknown: Vec<bool> = (0..nch).map(|c| !dead[c] && !alive[c]).collect();
     let seki = detect_seki(pos, ch, &unknown, &alive, &dead);
 
-    Status { forced, benson_dead, dead, alive, seki }
+    let pass_alive = (0..NN).map(|i| pa[0][i] || pa[1][i]).collect();
+    Status { forced, benson_dead, dead, alive, seki, pass_alive }
 }
 
 /// Builds the [`Ownership`] from the status of every chain (see the module docs, last

@@ -26,11 +26,11 @@ pub const CONTRADICT_SHARE: f32 = 0.9;
 /// Playouts run before the evidence is first weighed, and between two weighings: the
 /// playouts stop after a round that leaves every chain clear ([`settled_early`]), and
 /// after [`PLAYOUTS`] in any case.
-pub const PLAYOUT_ROUND: u32 = 16;
+pub const PLAYOUT_ROUND: u32 = 8;
 
 /// Playouts of the first look at a position whose every chain Benson or the rules
 /// decided ([`first_look_confirms`]); when it does not confirm them, the playouts go on
-/// in rounds of [`PLAYOUT_ROUND`] as for any position.
+/// to the end of the next round (16) before the evidence is weighed again.
 pub const FIRST_LOOK: u32 = 8;
 
 /// The most a chain decided by the rules may go the other way in the first look for
@@ -46,9 +46,31 @@ pub const CLEAR_SHARE: f32 = 0.97;
 /// playouts to stop before [`PLAYOUTS`] (docs/scoring.md, "Third round").
 pub const APART_SE: f32 = 0.75;
 
+/// [`APART_SE`] after the first round alone (fewer than 16 playouts): a share of 8
+/// playouts is too coarse to stop on at 0.75 standard errors (docs/scoring.md,
+/// "Fourth round").
+pub const FIRST_ROUND_APART_SE: f32 = 2.0;
+
 /// How many standard errors (of a share of [`CONTRADICT_SHARE`]) the share against the
 /// rules' verdict on a chain must keep from that threshold for the playouts to stop.
 pub const CONTRADICT_APART_SE: f32 = 2.0;
+
+/// The environment variable that salts the playouts' random streams: a measuring knob,
+/// never a setting. The verdicts of one stream are one draw of the playouts' noise;
+/// `bench/score_figures.py --salts N` runs the filter under N salts to weigh a change
+/// by its mean over streams rather than by one stream (docs/scoring.md, "Fourth round").
+/// Unset (the default) or `0`: the streams the games table has always had.
+pub const PLAYOUT_SALT_VAR: &str = "KIBO_PLAYOUT_SALT";
+
+/// The salt of [`PLAYOUT_SALT_VAR`] (read once), mixed into every position's seed; `0`
+/// when unset or not a number.
+fn playout_salt() -> u64 {
+    static SALT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *SALT.get_or_init(|| {
+        let salt: u64 = std::env::var(PLAYOUT_SALT_VAR).ok().and_then(|v| v.trim().parse().ok()).unwrap_or(0);
+        salt.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    })
+}
 
 /// Empty areas of at most this many points next to a seki group are its eyes (larger
 /// ones mean it is no seki after all).
@@ -78,7 +100,8 @@ pub struct ChainVerdict {
     pub stones: u32,
     /// What the evidence decided.
     pub status: ChainStatus,
-    /// The share of playouts in which its points stayed its colour's.
+    /// The share of playouts in which its points stayed its colour's (`0` for a chain
+    /// dead in the opponent's pass-alive area, which the playouts leave alone).
     pub own_share: f32,
     /// Why. Settled: `"benson"` (a proof), `"analysis"` (the conservative rules, the
     /// playouts not against them), `"playouts"`, `"markup"`, `"seki"`. Unsettled:
@@ -168,15 +191,18 @@ pub fn judge_with(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: 
     let nch = ch.len();
     let st = conservative_status(&pos, &ch);
     let ko = open_ko_chains(board, &pos, &ch);
-    let seeds = [(to_move, board.hash()), (to_move.opponent(), board.hash().rotate_left(17))];
+    let h = board.hash() ^ playout_salt();
+    let seeds = [(to_move, h), (to_move.opponent(), h.rotate_left(17))];
     let mut runner = Playouts::new(board, &seeds);
+    runner.freeze(&st.pass_alive);
     let first_look = playouts && rules_decided_every_chain(&ch, &st, &ko);
     if first_look {
         runner.run(FIRST_LOOK);
     }
     let confirmed = first_look && first_look_confirms(&ch, &st, &runner.own);
     while playouts && !confirmed && runner.own.playouts < PLAYOUTS {
-        // Rounds end at multiples of PLAYOUT_ROUND whether or not a first look ran.
+        // Rounds end at multiples of PLAYOUT_ROUND; after a first look that did not
+        // confirm the rules, at 16.
         let round_end = (runner.own.playouts / PLAYOUT_ROUND + 1) * PLAYOUT_ROUND;
         runner.run(round_end.min(PLAYOUTS) - runner.own.playouts);
         if settled_early(&ch, &st, &ko, &runner.own) {
@@ -192,7 +218,13 @@ pub fn judge_with(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: 
     let mut opp_share = vec![0f32; nch];
     let t = SETTLED_SHARE;
     for c in 0..nch {
-        let (own, opp) = chain_shares(&ch, &po, c);
+        let (own, opp) = match (playouts, st.benson_dead[c]) {
+            // The playouts leave the pass-alive areas alone ([`Playouts::freeze`]): a
+            // chain dead inside one keeps its stones there, as Benson's proof says it
+            // is the opponent's.
+            (true, true) => (0.0, 1.0),
+            _ => chain_shares(&ch, &po, c),
+        };
         (share[c], opp_share[c]) = (own, opp);
         let verdict = |t: f32| {
             if own >= t {
@@ -338,9 +370,10 @@ fn first_look_confirms(ch: &Chains, st: &super::benson::Status, po: &PlayoutOwne
 /// seki, at stake in an open ko) when at least [`CLEAR_SHARE`] of its points' playouts
 /// agree, all its own or all the opponent's, or when its own and its opponent's shares
 /// both lie at least [`APART_SE`] standard errors of a share of [`SETTLED_SHARE`] from
-/// that threshold (`0.75·√(t(1−t)/n)`: 0.081 after 16, 0.057 after 32), for a seki only
-/// when neither reaches it. The two margins were measured, not derived: docs/scoring.md,
-/// "Third round".
+/// that threshold (`0.75·√(t(1−t)/n)`: 0.081 after 16, 0.066 after 24; after the first
+/// round of 8, [`FIRST_ROUND_APART_SE`]: 0.31), for a seki only when neither reaches it.
+/// The margins were measured, not derived: docs/scoring.md, "Third round" and "Fourth
+/// round".
 fn settled_early(ch: &Chains, st: &super::benson::Status, ko: &[usize], po: &PlayoutOwnership) -> bool {
     (0..ch.len()).all(|c| {
         if st.forced[c] || st.benson_dead[c] {
@@ -362,7 +395,7 @@ fn settled_early(ch: &Chains, st: &super::benson::Status, ko: &[usize], po: &Pla
             // Far enough from the threshold both ways that more playouts would rarely
             // cross it.
             let t = SETTLED_SHARE;
-            let far = APART_SE * se(t);
+            let far = if po.playouts < 2 * PLAYOUT_ROUND { FIRST_ROUND_APART_SE } else { APART_SE } * se(t);
             let apart = (own - t).abs() >= far && (opp - t).abs() >= far;
             own >= CLEAR_SHARE || opp >= CLEAR_SHARE || (apart && (!st.seki.chain[c] || own.max(opp) < t))
         }

@@ -14,12 +14,13 @@
 //! The random numbers are a `splitmix64` stream seeded by the caller (the position's
 //! hash in [`super::judge`]), so the same position always gives the same estimate.
 
-use crate::coord::NN;
+use crate::coord::{Point, NN};
 use crate::engine::zobrist::splitmix64;
-use crate::engine::{Board, Color, Loc, LocBits};
+use crate::engine::{Board, Color, Loc};
 
-/// Playouts per position.
-pub const PLAYOUTS: u32 = 64;
+/// Playouts per position at most ([`super::judge`] stops sooner once every chain is
+/// clear; docs/scoring.md, "Fourth round": 64 decided no better than 32).
+pub const PLAYOUTS: u32 = 32;
 /// Moves per playout at most (both colours together).
 pub const MAX_MOVES: u32 = 600;
 
@@ -64,8 +65,18 @@ pub struct Playouts<'a> {
     series: Vec<(Color, u64)>,
     /// The counts so far.
     pub own: PlayoutOwnership,
-    empties: [Loc; NN],
     captured: [Loc; NN],
+    /// Black's and White's candidate moves.
+    cands: [Candidates; 2],
+    /// Their lists on `board`, where every playout starts (made by the first).
+    start: Option<Box<[Candidates; 2]>>,
+    /// Per location ([`Loc::index`]): a point no playout draws ([`Playouts::freeze`]).
+    frozen: [bool; 512],
+    /// Per colour and location: the playout ([`PlayoutOwnership::playouts`] + 1) in which
+    /// the point was set aside as closed to that colour ([`Board::is_closed_to`]).
+    closed: [[u32; 512]; 2],
+    /// Under [`Playouts::run_checked`]: the points found set aside, summed over the moves.
+    seen_closed: usize,
 }
 
 impl<'a> Playouts<'a> {
@@ -75,68 +86,160 @@ impl<'a> Playouts<'a> {
             board,
             series: series.iter().map(|&(c, seed)| (c, seed ^ 0x005e_ed0f_6b69_626f)).collect(),
             own: PlayoutOwnership { playouts: 0, black: [0; NN], white: [0; NN] },
-            empties: [Loc::default(); NN],
             captured: [Loc::default(); NN],
+            cands: [Candidates::new(), Candidates::new()],
+            start: None,
+            frozen: [false; 512],
+            closed: [[0; 512]; 2],
+            seen_closed: 0,
         }
+    }
+
+    /// Leaves the points of `area` (per point, [`Point::index`]) out of every playout's
+    /// draws: the pass-alive areas, where no move changes any chain's fate (a pass-alive
+    /// chain cannot be captured, and the regions it encloses touch no other chain), so
+    /// that the playouts spend their moves where the open chains are. A tactical reply
+    /// may still play there; a point of the area freed by a capture stays out.
+    pub fn freeze(&mut self, area: &[bool]) {
+        for (i, _) in area.iter().enumerate().filter(|(_, &f)| f) {
+            if let Some(l) = Point::from_index(i as u16).and_then(|p| self.board.loc(p)) {
+                self.frozen[l.index()] = true;
+            }
+        }
+        self.start = None;
     }
 
     /// Runs `n` more playouts, one series after the other in turn.
     pub fn run(&mut self, n: u32) {
+        self.run_with::<false>(n)
+    }
+
+    /// [`Playouts::run`], checking after every move that each colour's candidates are
+    /// exactly the empty points that are not its eyes nor set aside as closed to it, and
+    /// that every point set aside is closed (for the tests). Returns the points found
+    /// set aside, summed over the moves.
+    #[cfg(test)]
+    pub(crate) fn run_checked(&mut self, n: u32) -> usize {
+        self.run_with::<true>(n);
+        self.seen_closed
+    }
+
+    fn run_with<const CHECK: bool>(&mut self, n: u32) {
         for _ in 0..n {
             let k = self.own.playouts as usize % self.series.len().max(1);
             let Some(&(first, state)) = self.series.get(k) else { return };
-            self.series[k].1 = self.one(first, state);
+            self.series[k].1 = self.one::<CHECK>(first, state);
             self.own.playouts += 1;
         }
     }
 
     /// One playout with `first` to move from the random state `state`; the new state.
     ///
-    /// The empty points are kept as board locations ([`Loc`]) in a fixed array: in
-    /// row-major order after the start and after every capture, reordered by the search
-    /// in between (a point found unplayable is swapped behind the ones still to try).
-    /// A set of them ([`LocBits`]) follows every move, so that the row-major list is
-    /// rebuilt after a capture from the set (O(empty points)) rather than the board.
-    fn one(&mut self, first: Color, mut state: u64) -> u64 {
-        let (empties, captured) = (&mut self.empties, &mut self.captured);
+    /// Each colour draws from its own list of candidates ([`Candidates`]): the empty
+    /// points that are not its single-point eyes, which are most of the points a late
+    /// playout would otherwise draw and reject. A candidate found unplayable is swapped
+    /// behind the ones still to try, so the move is uniform over the playable points;
+    /// one closed to the mover (the opponent's eye, no chain around it in atari:
+    /// [`Board::is_closed_to`]) leaves its list until a capture frees a neighbour or a
+    /// move puts a chain around it in atari, the only ways it can open again.
+    fn one<const CHECK: bool>(&mut self, first: Color, mut state: u64) -> u64 {
+        let epoch = self.own.playouts + 1;
+        let closed = &mut self.closed;
+        let captured = &mut self.captured;
         let mut b = self.board.clone();
         b.clear_ko();
-        let mut len = b.empty_locs(empties);
-        let mut set = LocBits::of(&empties[..len]);
+        let (board, frozen) = (self.board, &self.frozen);
+        let start = self.start.get_or_insert_with(|| {
+            let mut empties = [Loc::default(); NN];
+            let len = board.empty_locs(&mut empties);
+            let mut lists = Box::new([Candidates::new(), Candidates::new()]);
+            for c in [Color::Black, Color::White] {
+                let open = empties[..len].iter().copied().filter(|&l| !frozen[l.index()] && !board.is_eye_at(c, l));
+                lists[c as usize - 1].reset(open);
+            }
+            lists
+        });
+        let cands = &mut self.cands;
+        cands.clone_from(start);
         let (mut color, mut passes, mut moves) = (first, 0, 0);
         let mut last: Option<Loc> = None;
         while passes < 2 && moves < MAX_MOVES {
-            let reply = last.and_then(|l| b.playout_reply(color, l));
-            let mut found = reply.and_then(|p| Some((empties[..len].iter().position(|&e| e == p)?, p)));
-            if reply.is_none() {
-                let mut k = len;
+            let mut found = last.and_then(|l| b.playout_reply(color, l));
+            if found.is_none() {
+                let list = &mut cands[color as usize - 1];
+                let mut k = list.len;
                 while k > 0 {
                     let r;
                     (state, r) = splitmix64(state);
                     let j = (r % k as u64) as usize;
-                    if b.is_playout_move_at(color, empties[j]) {
-                        found = Some((j, empties[j]));
+                    let at = list.locs[j];
+                    if b.is_playout_move_at(color, at) {
+                        found = Some(at);
                         break;
                     }
-                    empties.swap(j, k - 1);
+                    list.swap(j, k - 1);
                     k -= 1;
+                    if b.is_closed_to(color, at) {
+                        // At `k`, among the points already tried: removing it moves
+                        // another tried point there.
+                        list.remove(at);
+                        closed[color as usize - 1][at.index()] = epoch;
+                    }
                 }
             }
-            last = None;
-            if let Some((j, p)) = found {
+            last = found;
+            if let Some(p) = found {
                 let taken = b.captured_by(color, p, captured, 0);
                 b.play_at(color, p);
-                set.remove(p);
-                if taken > 0 {
-                    for &q in &captured[..taken] {
-                        set.insert(q);
+                let [black, white] = &mut *cands;
+                let (mine, theirs) = match color {
+                    Color::Black => (black, white),
+                    Color::White => (white, black),
+                };
+                mine.remove(p);
+                theirs.remove(p);
+                closed[0][p.index()] = 0;
+                closed[1][p.index()] = 0;
+                // A neighbour that was empty next to an empty `p` was nobody's eye; it
+                // may be the mover's now.
+                for q in b.empty_neighbours(p).into_iter().flatten() {
+                    if b.is_eye_at(color, q) {
+                        mine.remove(q);
                     }
-                    len = set.write(empties);
-                } else {
-                    len -= 1;
-                    empties[j] = empties[len];
                 }
-                last = Some(p);
+                // A captured stone had no empty neighbour: its point is the mover's eye
+                // or nobody's, and never the opponent's.
+                for &q in captured[..taken].iter().filter(|q| !self.frozen[q.index()]) {
+                    theirs.insert(q);
+                    if !b.is_eye_at(color, q) {
+                        mine.insert(q);
+                    }
+                }
+                // Points closed to a colour open again: next to a freed point, or at the
+                // last liberty of a chain this move left in atari.
+                let mut reopen = |c: Color, l: Loc| {
+                    let set_aside = &mut closed[c as usize - 1][l.index()];
+                    if *set_aside == epoch {
+                        *set_aside = 0;
+                        if !b.is_eye_at(c, l) {
+                            cands[c as usize - 1].insert(l);
+                        }
+                    }
+                };
+                for &q in &captured[..taken] {
+                    for e in Board::neighbour_locs(q) {
+                        reopen(Color::Black, e);
+                        reopen(Color::White, e);
+                    }
+                }
+                let mut ataris = [(Color::Black, Loc::default()); 5];
+                let n = b.ataris_at(p, &mut ataris);
+                for &(by, l) in &ataris[..n] {
+                    reopen(by, l);
+                }
+            }
+            if CHECK {
+                self.seen_closed += check_candidates(&b, cands, &self.frozen, closed, epoch);
             }
             passes = if last.is_some() { 0 } else { passes + 1 };
             color = color.opponent();
@@ -145,6 +248,100 @@ impl<'a> Playouts<'a> {
         tally(&b, &mut self.own);
         state
     }
+}
+
+/// One colour's candidate moves in a playout: a list to draw from by index, with each
+/// member's place in it, so that members are inserted, removed and swapped in O(1).
+#[derive(Clone)]
+struct Candidates {
+    /// The members, in `locs[..len]`.
+    locs: [Loc; NN],
+    len: usize,
+    /// Per location ([`Loc::index`]): its place in `locs`, or `ABSENT`.
+    at: [u16; 512],
+}
+
+const ABSENT: u16 = u16::MAX;
+
+impl Candidates {
+    fn new() -> Candidates {
+        Candidates { locs: [Loc::default(); NN], len: 0, at: [ABSENT; 512] }
+    }
+
+    /// Makes `locs` the members, in that order.
+    fn reset(&mut self, locs: impl Iterator<Item = Loc>) {
+        for &l in &self.locs[..self.len] {
+            self.at[l.index()] = ABSENT;
+        }
+        self.len = 0;
+        for l in locs {
+            self.insert(l);
+        }
+    }
+
+    #[inline]
+    fn insert(&mut self, l: Loc) {
+        if self.at[l.index()] == ABSENT && self.len < NN {
+            self.at[l.index()] = self.len as u16;
+            self.locs[self.len] = l;
+            self.len += 1;
+        }
+    }
+
+    #[inline]
+    fn remove(&mut self, l: Loc) {
+        let i = self.at[l.index()];
+        if i != ABSENT {
+            self.len -= 1;
+            self.swap(i as usize, self.len);
+            self.at[l.index()] = ABSENT;
+        }
+    }
+
+    #[inline]
+    fn swap(&mut self, i: usize, j: usize) {
+        let (a, b) = (self.locs[i], self.locs[j]);
+        self.locs[i] = b;
+        self.locs[j] = a;
+        self.at[a.index()] = j as u16;
+        self.at[b.index()] = i as u16;
+    }
+}
+
+/// Panics unless `cands` are Black's and White's candidates on `b` (every empty point
+/// not `frozen`, not the colour's eye and not set aside as `closed` to it in playout
+/// `epoch`, once, with its place recorded), and every point set aside is closed.
+/// Returns how many are set aside.
+fn check_candidates(
+    b: &Board,
+    cands: &[Candidates; 2],
+    frozen: &[bool; 512],
+    closed: &[[u32; 512]; 2],
+    epoch: u32,
+) -> usize {
+    let mut set_aside = 0;
+    let mut empties = [Loc::default(); NN];
+    let n = b.empty_locs(&mut empties);
+    for (c, list) in [Color::Black, Color::White].into_iter().zip(cands) {
+        let mut want: Vec<usize> = empties[..n]
+            .iter()
+            .filter(|&&l| !frozen[l.index()] && !b.is_eye_at(c, l) && closed[c as usize - 1][l.index()] != epoch)
+            .map(|l| l.index())
+            .collect();
+        for l in empties[..n].iter().filter(|l| closed[c as usize - 1][l.index()] == epoch) {
+            assert!(b.is_closed_to(c, *l), "{c:?}: {} set aside but open", l.index());
+            set_aside += 1;
+        }
+        let mut have: Vec<usize> = list.locs[..list.len].iter().map(|l| l.index()).collect();
+        for (i, &l) in have.iter().enumerate() {
+            assert_eq!(list.at[l] as usize, i, "{c:?}: the place of {l}");
+        }
+        assert_eq!(list.at.iter().filter(|&&i| i != ABSENT).count(), list.len, "{c:?}: stale places");
+        want.sort_unstable();
+        have.sort_unstable();
+        assert_eq!(have, want, "{c:?}'s candidates");
+    }
+    set_aside
 }
 
 /// Adds the owners of the end position of one playout to `own`.
