@@ -1240,14 +1240,14 @@ impl Board {
         closed
     }
 
-    /// The chains at `at` and next to it that have exactly one liberty: for each (once),
-    /// the colour that may capture it and its liberty, written to the front of `out`;
-    /// returns how many.
+    /// The chains at `at` and next to it that have exactly one liberty: for each (once,
+    /// in the order `at`, above, below, left, right), the colour that may capture it and
+    /// its liberty, written to the front of `out`; returns how many.
     pub fn ataris_at(&self, at: Loc, out: &mut [(Color, Loc); 5]) -> usize {
         let loc = at.0 as usize;
         let mut heads = [0usize; 5];
         let mut n = 0;
-        for q in [loc, loc - STRIDE, loc - 1, loc + 1, loc + STRIDE] {
+        for q in [loc, loc - STRIDE, loc + STRIDE, loc - 1, loc + 1] {
             let col = self.color[q];
             if col != BLACK && col != WHITE {
                 continue;
@@ -1365,21 +1365,20 @@ impl Board {
     /// else save the first own chain there in atari by extending, when that gives two
     /// liberties and is legal.
     pub fn playout_reply(&self, c: Color, last: Loc) -> Option<Loc> {
-        let l = last.0 as usize;
-        let around = [l, l - STRIDE, l + STRIDE, l - 1, l + 1];
+        let mut ataris = [(c, Loc::default()); 5];
+        let n = self.ataris_at(last, &mut ataris);
+        self.playout_reply_among(c, &ataris[..n])
+    }
+
+    /// [`Board::playout_reply`] from the chains in atari at and next to the last move,
+    /// as [`Board::ataris_at`] lists them (a playout lists them once per move, for this
+    /// and to reopen the points a capture would open).
+    #[inline]
+    pub fn playout_reply_among(&self, c: Color, ataris: &[(Color, Loc)]) -> Option<Loc> {
         let c8 = c as u8;
         let mut save = None;
-        for q in around {
-            let col = self.color[q];
-            if col != BLACK && col != WHITE {
-                continue;
-            }
-            let h = self.head[q] as usize;
-            if self.libs[h] != 1 {
-                continue;
-            }
-            let lib = Loc(self.only_liberty(h) as u16);
-            if col != c8 {
+        for &(by, lib) in ataris {
+            if by == c {
                 if self.is_playout_move_at(c, lib) {
                     return Some(lib);
                 }

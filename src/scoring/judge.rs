@@ -29,9 +29,10 @@ pub const CONTRADICT_SHARE: f32 = 0.9;
 pub const PLAYOUT_ROUND: u32 = 8;
 
 /// Playouts of the first look at a position whose every chain Benson or the rules
-/// decided ([`first_look_confirms`]); when it does not confirm them, the playouts go on
-/// to the end of the next round (16) before the evidence is weighed again.
-pub const FIRST_LOOK: u32 = 8;
+/// decided ([`first_look_confirms`]: with 4, at most one playout of the four may go the
+/// other way, where a contradiction needs 90% of them); when it does not confirm them,
+/// the playouts go on in rounds of [`PLAYOUT_ROUND`] as for any position.
+pub const FIRST_LOOK: u32 = 4;
 
 /// The most a chain decided by the rules may go the other way in the first look for
 /// the playouts to stop there.
@@ -201,8 +202,7 @@ pub fn judge_with(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: 
     }
     let confirmed = first_look && first_look_confirms(&ch, &st, &runner.own);
     while playouts && !confirmed && runner.own.playouts < PLAYOUTS {
-        // Rounds end at multiples of PLAYOUT_ROUND; after a first look that did not
-        // confirm the rules, at 16.
+        // Rounds end at multiples of PLAYOUT_ROUND, a first look's included.
         let round_end = (runner.own.playouts / PLAYOUT_ROUND + 1) * PLAYOUT_ROUND;
         runner.run(round_end.min(PLAYOUTS) - runner.own.playouts);
         if settled_early(&ch, &st, &ko, &runner.own) {

@@ -162,9 +162,11 @@ impl<'a> Playouts<'a> {
         let cands = &mut self.cands;
         cands.clone_from(start);
         let (mut color, mut passes, mut moves) = (first, 0, 0);
-        let mut last: Option<Loc> = None;
+        // The chains in atari at and next to the last move (none after a pass).
+        let mut ataris = [(Color::Black, Loc::default()); 5];
+        let mut n_ataris = 0;
         while passes < 2 && moves < MAX_MOVES {
-            let mut found = last.and_then(|l| b.playout_reply(color, l));
+            let mut found = b.playout_reply_among(color, &ataris[..n_ataris]);
             if found.is_none() {
                 let list = &mut cands[color as usize - 1];
                 let mut k = list.len;
@@ -187,7 +189,7 @@ impl<'a> Playouts<'a> {
                     }
                 }
             }
-            last = found;
+            n_ataris = 0;
             if let Some(p) = found {
                 let taken = b.captured_by(color, p, captured, 0);
                 b.play_at(color, p);
@@ -232,16 +234,15 @@ impl<'a> Playouts<'a> {
                         reopen(Color::White, e);
                     }
                 }
-                let mut ataris = [(Color::Black, Loc::default()); 5];
-                let n = b.ataris_at(p, &mut ataris);
-                for &(by, l) in &ataris[..n] {
+                n_ataris = b.ataris_at(p, &mut ataris);
+                for &(by, l) in &ataris[..n_ataris] {
                     reopen(by, l);
                 }
             }
             if CHECK {
                 self.seen_closed += check_candidates(&b, cands, &self.frozen, closed, epoch);
             }
-            passes = if last.is_some() { 0 } else { passes + 1 };
+            passes = if found.is_some() { 0 } else { passes + 1 };
             color = color.opponent();
             moves += 1;
         }
