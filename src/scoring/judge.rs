@@ -252,9 +252,8 @@ pub fn judge_with(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: 
             // Benson's verdicts are proofs.
             _ if st.forced[c] => (ChainStatus::Alive, "benson"),
             _ if st.benson_dead[c] => (ChainStatus::Dead, "benson"),
-            (Some(ChainStatus::Seki), _) if strong == Some(ChainStatus::Dead) => {
-                (ChainStatus::Unsettled, "playouts contradict the analysis")
-            }
+            // A seki must survive the playouts (checked below, after the ko): one they
+            // kill is dead, however clearly they kill it.
             (Some(ChainStatus::Seki), _) => (ChainStatus::Seki, "seki"),
             (Some(a), _) if strong.is_some_and(|p| p != a) => {
                 (ChainStatus::Unsettled, "playouts contradict the analysis")
