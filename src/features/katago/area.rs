@@ -48,6 +48,8 @@ pub struct Area {
     contains_opp: Vec<bool>,
     borders_dead: Vec<bool>,
     killed: Vec<bool>,
+    /// Per chain head: killed in the current round of [`Area::for_pla`]'s loop.
+    newly_killed: Vec<bool>,
     vital_count: Vec<u8>,
     /// The result, per padded cell: 0 none, 1 black, 2 white.
     out: Vec<u8>,
@@ -73,6 +75,7 @@ impl Area {
             contains_opp: Vec::new(),
             borders_dead: Vec::new(),
             killed: Vec::new(),
+            newly_killed: Vec::new(),
             vital_count: Vec::new(),
             out: vec![0; WW],
         }
@@ -209,27 +212,33 @@ impl Area {
                     self.vital_count[h as usize] = self.vital_count[h as usize].saturating_add(1);
                 }
             }
+            // The chains killed this round (decided on the counts above, which the
+            // round's kills do not change), then the regions they border, in one pass
+            // over the board rather than one per killed chain.
             let mut killed_any = false;
+            self.newly_killed.clear();
+            self.newly_killed.resize(WW, false);
             for h in 0..WW {
                 if self.cells[h] != pla || self.chain[h] != h as u16 || self.killed[h] || self.vital_count[h] >= 2 {
                     continue;
                 }
                 self.killed[h] = true;
+                self.newly_killed[h] = true;
                 killed_any = true;
-                for q in 0..WW {
-                    if self.cells[q] == pla && self.chain[q] == h as u16 {
-                        for d in 0..4 {
-                            let t = step(q, d);
-                            let c = self.cells[t];
-                            if (c == EMPTY || c == opp) && self.region[t] != NONE {
-                                self.borders_dead[self.region[t] as usize] = true;
-                            }
-                        }
-                    }
-                }
             }
             if !killed_any {
                 break;
+            }
+            for q in 0..WW {
+                if self.cells[q] == pla && self.newly_killed[self.chain[q] as usize] {
+                    for d in 0..4 {
+                        let t = step(q, d);
+                        let c = self.cells[t];
+                        if (c == EMPTY || c == opp) && self.region[t] != NONE {
+                            self.borders_dead[self.region[t] as usize] = true;
+                        }
+                    }
+                }
             }
         }
         for q in 0..WW {
