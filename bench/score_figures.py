@@ -122,6 +122,17 @@ def cause(record, kibo, gnugo):
     return "ambiguous"
 
 
+def decided(rows):
+    """The games that ended with a recorded score whose count kibo decided."""
+    return [r for r in rows if r["result_kind"] == "score" and r.get("score_check") in ("agrees", "disagrees")]
+
+
+def same_winner_as_gnugo(rows, shared):
+    """In how many of `rows` GNU Go's count names kibo's winner."""
+    theirs = with_gnugo(rows, shared)
+    return sum(1 for r, g in zip(rows, theirs) if g and (g > 0) == (r["counted_margin"] > 0))
+
+
 def with_gnugo(rows, shared):
     """GNU Go's margin for each row (a games-table row)."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -187,8 +198,7 @@ def main():
                 print(f"{name}: {path} absent, skipped", file=sys.stderr)
                 continue
             rows = games_table(a.kibo, path, pathlib.Path(tmp) / name)
-            decided_rows[name] = [r for r in rows if r["result_kind"] == "score"
-                                  and r.get("score_check") in ("agrees", "disagrees")]
+            decided_rows[name] = decided(rows)
             result["sources"][name] = figures(rows)
             result["disagreements"] += disagreements(name, rows)
     print(f"{'source':<9} {'counted':>7} {'scored':>6} {'agrees':>6} {'disagr':>6} {'undec':>6} "
@@ -214,8 +224,7 @@ def main():
             print(f"          disagreements by cause (GNU Go): {json.dumps(causes)}")
         if a.gnugo_decided:
             rows = decided_rows[name]
-            theirs = with_gnugo(rows, a.shared)
-            same = sum(1 for r, g in zip(rows, theirs) if g and (g > 0) == (r["counted_margin"] > 0))
+            same = same_winner_as_gnugo(rows, a.shared)
             f["gnugo_same_winner"] = same
             print(f"          GNU Go names kibo's winner in {same} of {len(rows)} decided games "
                   f"({same / len(rows):.1%})" if rows else "")
@@ -250,11 +259,8 @@ def salted(a):
                     {(r.get("member"), r.get("source_file"), r.get("game_index")): r["score_check"]
                      for r in rows if r["result_kind"] == "score" and r.get("score_check") is not None})
                 if a.gnugo_decided:
-                    rows = [r for r in rows if r["result_kind"] == "score" and r.get("score_check") in
-                            ("agrees", "disagrees")]
-                    theirs = with_gnugo(rows, a.shared)
-                    same = sum(1 for r, g in zip(rows, theirs) if g and (g > 0) == (r["counted_margin"] > 0))
-                    fig["gnugo_winner"] = same / len(rows) if rows else None
+                    rows = decided(rows)
+                    fig["gnugo_winner"] = same_winner_as_gnugo(rows, a.shared) / len(rows) if rows else None
                 per.setdefault(name, []).append(fig)
                 line.append(f"{name} " + "/".join(f"{v:.1%}" if v is not None else "-" for v in fig.values()))
             print(f"salt {salt:>3}: " + "  ".join(line), flush=True)

@@ -192,24 +192,11 @@ pub fn judge_with(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: 
     let nch = ch.len();
     let st = conservative_status(&pos, &ch);
     let ko = open_ko_chains(board, &pos, &ch);
-    let h = board.hash() ^ playout_salt();
-    let seeds = [(to_move, h), (to_move.opponent(), h.rotate_left(17))];
-    let mut runner = Playouts::new(board, &seeds);
-    runner.freeze(&st.pass_alive);
-    let first_look = playouts && rules_decided_every_chain(&ch, &st, &ko);
-    if first_look {
-        runner.run(FIRST_LOOK);
-    }
-    let confirmed = first_look && first_look_confirms(&ch, &st, &runner.own);
-    while playouts && !confirmed && runner.own.playouts < PLAYOUTS {
-        // Rounds end at multiples of PLAYOUT_ROUND, a first look's included.
-        let round_end = (runner.own.playouts / PLAYOUT_ROUND + 1) * PLAYOUT_ROUND;
-        runner.run(round_end.min(PLAYOUTS) - runner.own.playouts);
-        if settled_early(&ch, &st, &ko, &runner.own) {
-            break;
-        }
-    }
-    let po = runner.own;
+    let po = if playouts {
+        run_playouts(board, to_move, &ch, &st, &ko)
+    } else {
+        PlayoutOwnership { playouts: 0, black: [0; NN], white: [0; NN] }
+    };
     let markup_dead = markup.map(|(tb, tw)| markup_dead_chains(&pos, &ch, tb, tw));
 
     let mut status = vec![ChainStatus::Unsettled; nch];
@@ -333,6 +320,38 @@ pub fn judge_with(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: 
         });
     }
     Judgement { own, chains, playouts: po.playouts }
+}
+
+/// The playouts of [`judge`], seeded by the position's hash (salted by
+/// [`PLAYOUT_SALT_VAR`]), away from the pass-alive areas: a first look where the rules
+/// decided every chain, then rounds until every chain is clear or [`PLAYOUTS`] ran.
+fn run_playouts(
+    board: &Board,
+    to_move: Color,
+    ch: &Chains,
+    st: &super::benson::Status,
+    ko: &[usize],
+) -> PlayoutOwnership {
+    let h = board.hash() ^ playout_salt();
+    let seeds = [(to_move, h), (to_move.opponent(), h.rotate_left(17))];
+    let mut runner = Playouts::new(board, &seeds);
+    runner.freeze(&st.pass_alive);
+    let first_look = rules_decided_every_chain(ch, st, ko);
+    if first_look {
+        runner.run(FIRST_LOOK);
+        if first_look_confirms(ch, st, &runner.own) {
+            return runner.own;
+        }
+    }
+    while runner.own.playouts < PLAYOUTS {
+        // Rounds end at multiples of PLAYOUT_ROUND, a first look's included.
+        let round_end = (runner.own.playouts / PLAYOUT_ROUND + 1) * PLAYOUT_ROUND;
+        runner.run(round_end.min(PLAYOUTS) - runner.own.playouts);
+        if settled_early(ch, st, ko, &runner.own) {
+            break;
+        }
+    }
+    runner.own
 }
 
 /// Whether Benson or the conservative rules decided every chain (none left open, none

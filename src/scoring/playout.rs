@@ -152,12 +152,9 @@ impl<'a> Playouts<'a> {
         let start = self.start.get_or_insert_with(|| {
             let mut empties = [Loc::default(); NN];
             let len = board.empty_locs(&mut empties);
-            let mut lists = Box::new([Candidates::new(), Candidates::new()]);
-            for c in [Color::Black, Color::White] {
-                let open = empties[..len].iter().copied().filter(|&l| !frozen[l.index()] && !board.is_eye_at(c, l));
-                lists[c as usize - 1].reset(open);
-            }
-            lists
+            Box::new([Color::Black, Color::White].map(|c| {
+                Candidates::of(empties[..len].iter().copied().filter(|&l| !frozen[l.index()] && !board.is_eye_at(c, l)))
+            }))
         });
         let cands = &mut self.cands;
         cands.clone_from(start);
@@ -269,15 +266,13 @@ impl Candidates {
         Candidates { locs: [Loc::default(); NN], len: 0, at: [ABSENT; 512] }
     }
 
-    /// Makes `locs` the members, in that order.
-    fn reset(&mut self, locs: impl Iterator<Item = Loc>) {
-        for &l in &self.locs[..self.len] {
-            self.at[l.index()] = ABSENT;
-        }
-        self.len = 0;
+    /// The list of `locs`, in that order.
+    fn of(locs: impl Iterator<Item = Loc>) -> Candidates {
+        let mut list = Candidates::new();
         for l in locs {
-            self.insert(l);
+            list.insert(l);
         }
+        list
     }
 
     #[inline]
