@@ -61,9 +61,20 @@ def test_symmetries_keep_the_policy_on_its_stone(sample_out):
 
 def test_the_rust_symmetries_equal_numpys_views():
     """`orient` (Rust: turn and widen in one pass) against `apply_symmetry` (numpy views)
-    for every symmetry, in both plane types, with a policy that marks every point."""
+    for every symmetry, in both plane types, with a policy that marks every point, on
+    planes empty, constant (ones, and another value), with a few points (the corners and
+    the last point among them), and half full."""
     rng = np.random.default_rng(7)
-    planes = rng.integers(0, 2, (5, 3, 19, 19), dtype=np.uint8)
+    planes = rng.integers(0, 2, (5, 9, 19, 19), dtype=np.uint8)
+    flat = planes.reshape(5, 9, 361)
+    flat[:, 0] = 0
+    flat[:, 1] = 1
+    flat[:, 2] = 3
+    for row in range(5):
+        for c, k in ((3, 1), (4, 5), (5, 96), (6, 97), (7, 200)):
+            flat[row, c] = 0
+            flat[row, c, rng.choice(361, k, replace=False)] = rng.integers(1, 4, k)
+        flat[row, 4, [0, 18, 342, 360]] = 2
     policy = rng.random((5, 362), dtype=np.float32)
     for s in range(8):
         want_sp, want_pol = kibo_torch.apply_symmetry(planes, policy, s, np.float32)
