@@ -1111,6 +1111,9 @@ impl Board {
                 }
             }
         });
+        // `loc` is a liberty of each neighbouring chain (`libs` counts distinct ones):
+        // a chain with one has no other, a chain with two has exactly one other (its
+        // walk stops there), and one with three or more gives two at once.
         for &h in &heads[..nh] {
             if self.libs[h] >= 3 {
                 n = 2;
@@ -1118,17 +1121,25 @@ impl Board {
             if n >= 2 {
                 break;
             }
+            if self.libs[h] < 2 {
+                continue;
+            }
             let mut s = h;
-            loop {
+            let mut other = None;
+            while other.is_none() {
                 each_adj!(s, a => {
-                    if self.color[a] == EMPTY {
-                        add(a, &mut libs, &mut n);
+                    if self.color[a] == EMPTY && a != loc {
+                        other = Some(a);
                     }
                 });
                 s = self.next[s] as usize;
-                if s == h || n >= 2 {
+                debug_assert!(other.is_some() || s != h, "a chain of two liberties with no other than loc");
+                if s == h {
                     break;
                 }
+            }
+            if let Some(a) = other {
+                add(a, &mut libs, &mut n);
             }
         }
         (eye, n as u32, stones)

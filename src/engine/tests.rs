@@ -1025,6 +1025,32 @@ fn playout_move_by_definition(b: &Board, c: Color, q: Point) -> bool {
         && b.is_legal(c, Move::Play(q), &STD).is_ok()
 }
 
+/// [`Board::move_shape`] by its definition on points: an own eye when every on-board
+/// neighbour is `c`'s; the liberties of the chain a `c` stone at `q` would make (its empty
+/// neighbours, the neighbours it captures, the other liberties of the own chains it
+/// joins), capped at 2; the stones of that chain.
+fn move_shape_by_definition(b: &Board, c: Color, q: Point) -> (bool, u32, u32) {
+    let near = neighbours_on_board(b, q);
+    let eye = near.iter().all(|&a| b.color_at(a) == Some(c));
+    let (mut libs, mut joined, mut stones, mut points) = (Vec::new(), Vec::new(), 1, Vec::new());
+    for &a in &near {
+        match b.color_at(a) {
+            None => libs.push(a),
+            Some(x) if x != c && b.chain_liberties(a) == 1 => libs.push(a),
+            Some(x) if x == c && !joined.iter().any(|&j| b.same_chain(j, a)) => {
+                joined.push(a);
+                stones += b.chain_size(a);
+                b.chain_liberty_points(a, &mut points);
+                libs.extend(points.iter().copied().filter(|&l| l != q));
+            }
+            Some(_) => {}
+        }
+    }
+    libs.sort_by_key(|p| (p.row, p.col));
+    libs.dedup();
+    (eye, libs.len().min(2) as u32, stones)
+}
+
 /// The playouts' tactical reply by its definition on points: capture a chain in atari
 /// at or next to `last` (last, above, below, left, right) when the playouts may play
 /// there, else save the first own chain in atari there by a legal extension to two
@@ -1090,6 +1116,7 @@ fn location_addressed_playout_primitives_match_the_point_ones() {
                 for col in [B, W] {
                     assert_eq!(b.is_playout_move_at(col, l), playout_move_by_definition(&b, col, b.point(l)));
                     assert_eq!(b.is_eye_at(col, l), b.move_shape(col, b.point(l)).0);
+                    assert_eq!(b.move_shape(col, b.point(l)), move_shape_by_definition(&b, col, b.point(l)));
                     checked[0] += 1;
                 }
                 let p = b.point(l);
