@@ -1,9 +1,10 @@
 """Throughput of kibo's Python side, one process: `kibo.features` alone (the Rust encoder
-through the Arrow C interface) and `kibo.torch.ShardDataset` through a DataLoader with one
-worker (float32 planes, and uint8) and in the calling process (read, encode, shuffle buffer, batch, symmetry), positions per second, per feature
-set, timed from the first batch on, with the CPU seconds the worker and the calling
-process spent meanwhile (on a loaded host, positions / worker CPU-s is what the worker
-could give with a core of its own). Prints figures, asserts nothing.
+through the Arrow C interface); `kibo.torch.ShardDataset` through a DataLoader with one
+worker (float32 planes, and uint8) and in the calling process (read, encode, shuffle
+buffer, batch, symmetry), positions per second, per feature set, timed from the first
+batch on, with the CPU seconds the worker and the calling process spent meanwhile (on a
+loaded host, positions / worker CPU-s is what the worker could give with a core of its
+own); and the gather + symmetry pass alone (rows/s). Prints figures, asserts nothing.
 
     .venv/bin/python bench/loader.py OUT [--sets leela-18,katago-v7] [--positions 200000]
 """
@@ -36,6 +37,26 @@ def encode_rate(files, name, limit):
     for t in tables:
         kibo.features(t, name)
     return n, time.perf_counter() - start
+
+
+def orient_rate(files, name, planes, batches=200, batch=256):
+    """Rows/s of the gather + symmetry pass alone (`kibo._kibo.orient_into`, as
+    `ShardDataset` runs it): batches of rows drawn at random from a buffer the size of the
+    loader's (16,384 + 256 rows), a random symmetry each, CPU time, best of 3."""
+    import numpy as np
+    t = pq.ParquetFile(files[0]).read(columns=list(kibo.COLUMNS)).slice(0, 16384 + batch)
+    sp, _, pol, _ = kibo.encode_targets(t, name)
+    out = np.empty((batch,) + sp.shape[1:], planes)
+    pol_out = np.empty((batch, 362), np.float32)
+    rng = np.random.default_rng(1)
+    best = float("inf")
+    for _ in range(3):
+        start = time.process_time()
+        for _ in range(batches):
+            rows = rng.choice(len(sp), batch, replace=False)
+            kibo._kibo.orient_into(int(rng.integers(8)), batch, sp, pol, out, pol_out, rows)
+        best = min(best, time.process_time() - start)
+    return batches * batch / best
 
 
 def cpu_seconds(pid):
@@ -74,8 +95,8 @@ def main():
     if not files:
         raise SystemExit(f"no train shards under {a.out}/samples")
     print("| set | kibo.features (pos/s) | ShardDataset in-process (pos/s) | ShardDataset, 1 DataLoader worker (pos/s) "
-          "| the same, planes=\"uint8\" (pos/s) |")
-    print("|---|---|---|---|---|")
+          "| the same, planes=\"uint8\" (pos/s) | gather + symmetry alone, float32 / uint8 (rows/s) |")
+    print("|---|---|---|---|---|---|")
     for name in a.sets.split(","):
         n1, s1 = encode_rate(files, name, a.positions)
         n2, s2, c2, _ = loader_rate(a.out, name, a.positions, 0)
@@ -83,6 +104,7 @@ def main():
         for planes in ("float32", "uint8"):
             n, s, main_cpu, worker_cpu = loader_rate(a.out, name, a.positions, 1, planes)
             cells.append(f"{n / s:,.0f} ({n} in {s:.2f} s; CPU-s: worker {worker_cpu:.2f}, main {main_cpu:.2f})")
+        cells.append(" / ".join(f"{orient_rate(files, name, p):,.0f}" for p in ("float32", "uint8")))
         print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
 
 
