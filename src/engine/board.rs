@@ -1177,19 +1177,31 @@ impl Board {
             // Two liberties of its own: no self-atari, no suicide, and the ko is checked.
             return true;
         }
+        let (sure, takes) = self.sure_two_liberties(c8, loc, empty);
         if own_bits == 0 {
-            let opp = 3 - c8;
-            let mut takes = false;
-            each_adj!(loc, a => {
-                takes |= (self.color[a] == opp) & (self.libs[self.head[a] as usize] == 1);
-            });
-            if !takes {
-                // A lone stone that captures nothing: legal with one liberty (a
-                // throw-in), suicide with none.
-                return empty == 1;
-            }
+            // A lone stone: legal with one liberty (a throw-in), a capture's included;
+            // suicide with none.
+            return takes > 0 || empty == 1;
         }
-        self.playout_shape_ok(c8, loc)
+        sure || self.playout_shape_ok(c8, loc)
+    }
+
+    /// Whether a stone of `c8` on the empty `loc`, with `empty` empty neighbours, surely
+    /// leaves its chain two liberties or more, read from the four neighbours alone (the
+    /// common cases of [`Board::move_shape`]'s test, without its walks): an own
+    /// neighbouring chain with three liberties or more (`loc` is one of them), or two
+    /// distinct neighbours that are empty or opponent stones captured by the move. Also
+    /// the number of those captured neighbours. `false` says nothing: the test must walk.
+    #[inline(always)]
+    fn sure_two_liberties(&self, c8: u8, loc: usize, empty: u32) -> (bool, u32) {
+        let opp = 3 - c8;
+        let (mut takes, mut own_many) = (0u32, false);
+        each_adj!(loc, a => {
+            let (col, libs) = (self.color[a], self.libs[self.head[a] as usize]);
+            takes += ((col == opp) & (libs == 1)) as u32;
+            own_many |= (col == c8) & (libs >= 3);
+        });
+        (own_many || empty + takes >= 2, takes)
     }
 
     /// Whether `at` is an empty point whose every on-board neighbour is a stone of `c`:
@@ -1394,9 +1406,14 @@ impl Board {
                     return Some(lib);
                 }
             } else if save.is_none() {
-                let (eye, libs, _) = self.move_shape(c, point_of(lib.0 as usize));
+                let loc = lib.0 as usize;
+                let is = self.neighbour_cells(loc);
+                let eye = (is(c8) | is(WALL)) == LOW_BITS;
+                let two = !eye
+                    && (self.sure_two_liberties(c8, loc, is(EMPTY).count_ones()).0
+                        || self.move_shape(c, point_of(loc)).1 >= 2);
                 // Two liberties: no suicide; only the ko could forbid it.
-                if !eye && libs >= 2 && !(lib.0 == self.ko_loc && c8 == self.ko_color) {
+                if two && !(lib.0 == self.ko_loc && c8 == self.ko_color) {
                     save = Some(lib);
                 }
             }
