@@ -420,6 +420,25 @@ impl Board {
         }
     }
 
+    /// Per point, row-major as [`Board::cells`]: who owns it by area at the end of a
+    /// random playout: a stone's colour (`1` black, `2` white); on an empty point the
+    /// colours of the stones next to it together (`1` or `2` when all are one colour's,
+    /// `3` when both touch it, `0` when none does); `0` outside a [`Board::new_sized`] area.
+    pub fn area_owners(&self, out: &mut [u8; NN]) {
+        // A wall next to a point adds no colour.
+        const STONE: [u8; 4] = [0, BLACK, WHITE, 0];
+        for row in 0..N {
+            for col in 0..N {
+                let loc = loc_at(row, col);
+                let at = |l: usize| STONE[(self.color[l] & 3) as usize];
+                out[row * N + col] = match self.color[loc] {
+                    EMPTY => at(loc - STRIDE) | at(loc - 1) | at(loc + 1) | at(loc + STRIDE),
+                    v => STONE[(v & 3) as usize],
+                };
+            }
+        }
+    }
+
     /// Per point, row-major as [`Board::cells`]: the liberties of its chain, capped at
     /// 255; `0` on empty points and outside a [`Board::new_sized`] area. One pass over
     /// the cells (the encoders' liberty channels and ladder scan).

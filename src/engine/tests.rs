@@ -1112,6 +1112,21 @@ fn location_addressed_playout_primitives_match_the_point_ones() {
             let n = b.empty_locs(&mut locs);
             let from_locs: Vec<Point> = locs[..n].iter().map(|&l| b.point(l)).collect();
             assert_eq!(from_locs, pts);
+            // Area owners: a stone's colour, or the colours of an empty point's stones
+            // around it together; nothing outside the playing area.
+            let mut owners = [0u8; NN];
+            b.area_owners(&mut owners);
+            for (i, &v) in owners.iter().enumerate() {
+                let p = Point::from_index(i as u16).expect("index on the board");
+                let want = match b.color_at(p) {
+                    _ if !b.is_on_board(p) => 0,
+                    Some(c) => c.as_u8(),
+                    None => {
+                        neighbours_on_board(&b, p).iter().filter_map(|&q| b.color_at(q)).fold(0, |m, c| m | c.as_u8())
+                    }
+                };
+                assert_eq!(v, want, "owner of {}", p.to_gtp());
+            }
             for &l in &locs[..n] {
                 for col in [B, W] {
                     assert_eq!(b.is_playout_move_at(col, l), playout_move_by_definition(&b, col, b.point(l)));

@@ -503,34 +503,37 @@ fn find_seki(pos: &Pos, ch: &Chains, status: &mut [ChainStatus]) -> Seki {
         }
     }
     let living: Vec<bool> = status.iter().map(|s| matches!(s, ChainStatus::Alive | ChainStatus::Seki)).collect();
-    if let Ok(b) = Board::from_cells(&cells) {
-        for i in (0..NN).filter(|&i| pos.on[i] && cells[i] == EMPTY) {
-            let mut around = 0u8;
+    // The position without its dead chains, built when first needed (most positions
+    // have no point between living chains of both colours and no seki).
+    let board = std::cell::OnceCell::new();
+    let board = || board.get_or_init(|| Board::from_cells(&cells).ok()).as_ref();
+    for i in (0..NN).filter(|&i| pos.on[i] && cells[i] == EMPTY) {
+        let mut around = 0u8;
+        for q in pos.adj(i) {
+            if ch.of(q).is_some_and(|c| cells[q] != EMPTY && living[c]) {
+                around |= cells[q];
+            }
+        }
+        let Some(p) = Point::from_index(i as u16) else { continue };
+        if around != BLACK | WHITE {
+            continue;
+        }
+        let Some(b) = board() else { break };
+        let self_atari = |c: Color| {
+            let (_, libs, stones) = b.move_shape(c, p);
+            libs <= 1 && stones >= 2
+        };
+        if self_atari(Color::Black) && self_atari(Color::White) {
             for q in pos.adj(i) {
-                if ch.of(q).is_some_and(|c| cells[q] != EMPTY && living[c]) {
-                    around |= cells[q];
-                }
-            }
-            let Some(p) = Point::from_index(i as u16) else { continue };
-            if around != BLACK | WHITE {
-                continue;
-            }
-            let self_atari = |c: Color| {
-                let (_, libs, stones) = b.move_shape(c, p);
-                libs <= 1 && stones >= 2
-            };
-            if self_atari(Color::Black) && self_atari(Color::White) {
-                for q in pos.adj(i) {
-                    if let Some(c) = ch.of(q).filter(|&c| cells[q] != EMPTY && status[c] == ChainStatus::Alive) {
-                        status[c] = ChainStatus::Seki;
-                    }
+                if let Some(c) = ch.of(q).filter(|&c| cells[q] != EMPTY && status[c] == ChainStatus::Alive) {
+                    status[c] = ChainStatus::Seki;
                 }
             }
         }
     }
     // A seki needs both colours: a chain called seki with no seki chain of the other
     // colour next to one of its liberties (its partner found dead) is simply alive.
-    if let Ok(b) = Board::from_cells(&cells) {
+    if let Some(b) = status.contains(&ChainStatus::Seki).then(board).flatten() {
         let mut libs = Vec::new();
         loop {
             let mut changed = false;

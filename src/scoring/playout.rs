@@ -340,40 +340,14 @@ fn check_candidates(
     set_aside
 }
 
-/// Adds the owners of the end position of one playout to `own`.
+/// Adds the owners of the end position of one playout to `own` ([`Board::area_owners`]:
+/// a point is Black's or White's when its stone is, or when it is empty and every stone
+/// next to it is that colour's).
 fn tally(b: &Board, own: &mut PlayoutOwnership) {
-    let mut cells = [0u8; NN];
-    b.cells(&mut cells);
-    let (cols, rows) = b.size();
-    let on = |r: usize, c: usize| r < rows && c < cols;
-    for i in 0..NN {
-        let (r, c) = (i / 19, i % 19);
-        if !on(r, c) {
-            continue;
-        }
-        let v = match cells[i] {
-            0 => {
-                let mut mask = 0u8;
-                if r > 0 {
-                    mask |= cells[i - 19];
-                }
-                if c > 0 {
-                    mask |= cells[i - 1];
-                }
-                if on(r, c + 1) {
-                    mask |= cells[i + 1];
-                }
-                if on(r + 1, c) {
-                    mask |= cells[i + 19];
-                }
-                mask
-            }
-            v => v,
-        };
-        match v {
-            1 => own.black[i] += 1,
-            2 => own.white[i] += 1,
-            _ => {}
-        }
+    let mut owners = [0u8; NN];
+    b.area_owners(&mut owners);
+    for (i, &v) in owners.iter().enumerate() {
+        own.black[i] += (v == 1) as u16;
+        own.white[i] += (v == 2) as u16;
     }
 }
