@@ -416,8 +416,9 @@ impl KeptCursor {
         if self.pos < rows.len() && rows[self.pos].row == row {
             // The distributions lie in key order, the rows in row order: each is a cache
             // miss unless asked for ahead of its row.
-            if let Some(ahead) = rows.get(self.pos + PREFETCH_AHEAD) {
-                prefetch(&self.current.dist, ahead.start as usize);
+            if let Some(k) = rows.get(self.pos + PREFETCH_AHEAD) {
+                let ahead = self.current.dist.get(k.start as usize..(k.start + k.len) as usize);
+                crate::cpu::prefetch(ahead.unwrap_or_default());
             }
             self.pos += 1;
             Ok(Some(self.current.get(self.pos - 1)))
@@ -430,20 +431,6 @@ impl KeptCursor {
 /// How many kept rows ahead of the one [`KeptCursor::get`] returns its distribution is
 /// prefetched: a split spends about a microsecond a row, far more than a miss.
 const PREFETCH_AHEAD: usize = 8;
-
-/// Asks the processor to bring `v[i]` into its caches (nothing when `i` is out of range
-/// or on other processors).
-#[inline(always)]
-fn prefetch<T>(v: &[T], i: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(x) = v.get(i) {
-        // SAFETY: `x` is a valid reference; a prefetch is a hint that reads nothing into
-        // the program and faults on no address.
-        unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((x as *const T).cast::<i8>()) }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (v, i);
-}
 
 impl Drop for KeptCursor {
     fn drop(&mut self) {

@@ -20,6 +20,7 @@ pub mod cli;
 pub mod color;
 pub mod config;
 pub mod coord;
+pub mod cpu;
 pub mod dedup;
 pub mod engine;
 pub mod features;

@@ -150,23 +150,6 @@ fn in_slice<'a, T: pyo3::buffer::Element>(b: &'a PyBuffer<T>, len: usize, what: 
     Ok(unsafe { std::slice::from_raw_parts(b.buf_ptr() as *const T, len) })
 }
 
-/// Asks the processor to bring `items` into its caches (the next row of a gather from a
-/// shuffle buffer far larger than them); nothing on other processors.
-#[inline]
-fn prefetch<T>(items: &[T]) {
-    #[cfg(target_arch = "x86_64")]
-    for at in (0..std::mem::size_of_val(items)).step_by(64) {
-        // SAFETY: `at` is inside `items`; a prefetch is a hint that reads nothing and
-        // faults on no address.
-        unsafe {
-            let line = items.as_ptr().cast::<i8>().add(at);
-            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(line);
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = items;
-}
-
 /// Plane `plane` (361 bytes) under symmetry `s` (`coord::symmetry`: bit 0 flips rows,
 /// bit 1 flips columns, bit 2 transposes after the flips) into `out`, each value through
 /// `conv`: row `j` of the result is a row of the plane (a column, transposed), maybe
@@ -252,8 +235,8 @@ fn orient_into(
             // The rows of a gather lie anywhere in a buffer far larger than the caches.
             if let Some(&next) = rows.and_then(|rows| rows.get(i + 1)) {
                 let next = next as usize;
-                prefetch(&src[next * plane_row..(next + 1) * plane_row]);
-                prefetch(&pol[next * (NN + 1)..(next + 1) * (NN + 1)]);
+                kibo::cpu::prefetch(&src[next * plane_row..(next + 1) * plane_row]);
+                kibo::cpu::prefetch(&pol[next * (NN + 1)..(next + 1) * (NN + 1)]);
             }
             for (c, plane) in row.chunks_exact(NN).enumerate() {
                 let k = i * plane_row + c * NN;
