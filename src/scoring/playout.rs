@@ -11,8 +11,10 @@
 //! at [`MAX_MOVES`]. Then every point is owned by the colour of its stone, or, if empty,
 //! by the colour of all its neighbours (nobody's if they differ).
 //!
-//! The random numbers are a `splitmix64` stream seeded by the caller (the position's
-//! hash in [`super::judge`]), so the same position always gives the same estimate.
+//! The random numbers are `splitmix64` streams seeded by the caller (the position's
+//! hash in [`super::judge`]), so the same position always gives the same estimate. Each
+//! playout has a stream of its own, drawn from its series' seed and its index in the
+//! series: how many numbers one playout draws never changes what another plays.
 
 use crate::coord::{Point, NN};
 use crate::engine::zobrist::splitmix64;
@@ -23,6 +25,11 @@ use crate::engine::{Board, Color, Loc};
 pub const PLAYOUTS: u32 = 32;
 /// Moves per playout at most (both colours together).
 pub const MAX_MOVES: u32 = 600;
+
+/// Moves a playout must go without a new position, after a position has come back,
+/// before it ends early in a cycle ([`Cycles`]): more than the longest such gap measured
+/// on the dev corpus in all but one playout in a hundred (docs/scoring.md, "Sixth round").
+pub const CYCLE_WINDOW: u32 = 64;
 
 /// In how many playouts each point ended Black's and White's.
 #[derive(Clone, Debug)]
@@ -61,7 +68,7 @@ pub fn playout_ownership(board: &Board, first: Color, playouts: u32, seed: u64) 
 /// exactly those of `n` playouts of each series run alone ([`playout_ownership`]).
 pub struct Playouts<'a> {
     board: &'a Board,
-    /// Per series: its first colour and the state of its random stream.
+    /// Per series: its first colour and its seed.
     series: Vec<(Color, u64)>,
     /// The counts so far.
     pub own: PlayoutOwnership,
@@ -77,6 +84,12 @@ pub struct Playouts<'a> {
     closed: [[u32; 512]; 2],
     /// Under [`Playouts::run_checked`]: the points found set aside, summed over the moves.
     seen_closed: usize,
+    /// The positions after captures, for [`CYCLE_WINDOW`].
+    cycles: Box<Cycles>,
+    /// [`CYCLE_WINDOW`], or `u32::MAX` to run every cycle to [`MAX_MOVES`] (for the tests).
+    pub(crate) window: u32,
+    /// Moves played, summed over the playouts (passes included).
+    pub moves: u64,
 }
 
 impl<'a> Playouts<'a> {
@@ -92,6 +105,9 @@ impl<'a> Playouts<'a> {
             frozen: [false; 512],
             closed: [[0; 512]; 2],
             seen_closed: 0,
+            cycles: Box::new(Cycles::new()),
+            window: CYCLE_WINDOW,
+            moves: 0,
         }
     }
 
@@ -126,14 +142,16 @@ impl<'a> Playouts<'a> {
 
     fn run_with<const CHECK: bool>(&mut self, n: u32) {
         for _ in 0..n {
-            let k = self.own.playouts as usize % self.series.len().max(1);
-            let Some(&(first, state)) = self.series.get(k) else { return };
-            self.series[k].1 = self.one::<CHECK>(first, state);
+            let n = self.series.len().max(1);
+            let (k, round) = (self.own.playouts as usize % n, (self.own.playouts as usize / n) as u64);
+            let Some(&(first, seed)) = self.series.get(k) else { return };
+            let (_, state) = splitmix64(seed ^ (round + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            self.one::<CHECK>(first, state);
             self.own.playouts += 1;
         }
     }
 
-    /// One playout with `first` to move from the random state `state`; the new state.
+    /// One playout with `first` to move, its random stream started at `state`.
     ///
     /// Each colour draws from its own list of candidates ([`Candidates`]): the empty
     /// points that are not its single-point eyes, which are most of the points a late
@@ -142,7 +160,14 @@ impl<'a> Playouts<'a> {
     /// one closed to the mover (the opponent's eye, no chain around it in atari:
     /// [`Board::is_closed_to`]) leaves its list until a capture frees a neighbour or a
     /// move puts a chain around it in atari, the only ways it can open again.
-    fn one<const CHECK: bool>(&mut self, first: Color, mut state: u64) -> u64 {
+    ///
+    /// A playout caught in a cycle (a triple ko, or the moves of several kos going round)
+    /// would run to [`MAX_MOVES`]. Every position after a capture is remembered ([`Cycles`]);
+    /// once one comes back and [`CYCLE_WINDOW`] moves have passed without a new one, the
+    /// playout ends at the first move whose distance to [`MAX_MOVES`] is a multiple of the
+    /// cycle's length, the last return's: where a cycle repeats move for move, the very
+    /// position move 600 would reach. A new position after that lifts the early end.
+    fn one<const CHECK: bool>(&mut self, first: Color, mut state: u64) {
         let epoch = self.own.playouts + 1;
         let closed = &mut self.closed;
         let captured = &mut self.captured;
@@ -159,10 +184,12 @@ impl<'a> Playouts<'a> {
         let cands = &mut self.cands;
         cands.clone_from(start);
         let (mut color, mut passes, mut moves) = (first, 0, 0);
+        // The move the playout ends at, and the last move that made a new position.
+        let (mut end, mut last_new) = (MAX_MOVES, 0);
         // The chains in atari at and next to the last move (none after a pass).
         let mut ataris = [(Color::Black, Loc::default()); 5];
         let mut n_ataris = 0;
-        while passes < 2 && moves < MAX_MOVES {
+        while passes < 2 && moves < end {
             let mut found = b.playout_reply_among(color, &ataris[..n_ataris]);
             if found.is_none() {
                 let list = &mut cands[color as usize - 1];
@@ -235,6 +262,19 @@ impl<'a> Playouts<'a> {
                 for &(by, l) in &ataris[..n_ataris] {
                     reopen(by, l);
                 }
+                if taken > 0 {
+                    // The position after this move: the stones, the move (which fixes the
+                    // ko and the replies) and the colour to move next.
+                    let key = b.hash() ^ (p.index() as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ color as u64;
+                    let now = moves + 1;
+                    match self.cycles.visit(key, now, epoch) {
+                        None => (end, last_new) = (MAX_MOVES, now),
+                        Some(period) if end == MAX_MOVES && now - last_new >= self.window => {
+                            end = now + (MAX_MOVES - now) % period;
+                        }
+                        Some(_) => {}
+                    }
+                }
             }
             if CHECK {
                 self.seen_closed += check_candidates(&b, cands, &self.frozen, closed, epoch);
@@ -243,10 +283,50 @@ impl<'a> Playouts<'a> {
             color = color.opponent();
             moves += 1;
         }
+        self.moves += u64::from(moves);
         tally(&b, &mut self.own);
-        state
     }
 }
+
+/// The positions a playout has seen after its captures, by key (an open-addressed table
+/// of [`Cycles::SLOTS`] entries, each stamped with its playout so that none is ever
+/// cleared): a cycle must capture, so a position that comes back is seen here.
+struct Cycles {
+    key: [u64; Cycles::SLOTS],
+    /// The move after which the position was last seen.
+    at: [u32; Cycles::SLOTS],
+    /// The playout that wrote the entry ([`PlayoutOwnership::playouts`] + 1).
+    epoch: [u32; Cycles::SLOTS],
+}
+
+impl Cycles {
+    /// More than the captures of one playout ([`MAX_MOVES`]), so a free slot is always left.
+    const SLOTS: usize = 1024;
+
+    fn new() -> Cycles {
+        Cycles { key: [0; Cycles::SLOTS], at: [0; Cycles::SLOTS], epoch: [0; Cycles::SLOTS] }
+    }
+
+    /// Records the position `key` seen after move `now` of playout `epoch`: `None` if it
+    /// is new, else the moves since it was last seen.
+    #[inline]
+    fn visit(&mut self, key: u64, now: u32, epoch: u32) -> Option<u32> {
+        let mut i = (key as usize ^ (key >> 32) as usize) & (Cycles::SLOTS - 1);
+        while self.epoch[i] == epoch {
+            if self.key[i] == key {
+                let period = now - self.at[i];
+                self.at[i] = now;
+                return Some(period);
+            }
+            i = (i + 1) & (Cycles::SLOTS - 1);
+        }
+        (self.key[i], self.at[i], self.epoch[i]) = (key, now, epoch);
+        None
+    }
+}
+
+// Every capture of a playout finds a free slot.
+const _: () = assert!((MAX_MOVES as usize) < Cycles::SLOTS);
 
 /// One colour's candidate moves in a playout: a list to draw from by index, with each
 /// member's place in it, so that members are inserted, removed and swapped in O(1).
