@@ -52,7 +52,7 @@ struct SampleVisitor<'a> {
     mode: BufMode,
     keep: Vec<bool>,
     buf: SampleBuf,
-    tagger: Option<Tagger>,
+    tagger: Option<&'a mut Tagger>,
     pending: Option<PendingTags>,
     sample: Option<(SampleMove, usize, Option<[i8; NN]>)>,
     cells: [u8; NN],
@@ -184,10 +184,24 @@ pub fn game_samples(g: &GameRow, cfg: &SplitConfig, seed: u64, mode: BufMode) ->
     let mut buf = SampleBuf::with_mode(mode);
     buf.reserve(keep.iter().filter(|&&k| k).count(), cfg.tags);
     buf.begin_game(game_info(g, cfg, seed));
+    // The thread's tagger, borrowed in place (nothing in a replay starts other work on
+    // this thread, so the borrow is never taken twice).
+    TAGGER.with_borrow_mut(|tagger| visit(g, cfg, mode, keep, buf, tagger, dropped))
+}
+
+/// [`game_samples`] once its buffer is ready, with the thread's tagger.
+fn visit(
+    g: &GameRow,
+    cfg: &SplitConfig,
+    mode: BufMode,
+    keep: Vec<bool>,
+    buf: SampleBuf,
+    tagger: &mut Tagger,
+    mut dropped: Dropped,
+) -> Result<GameSamples, Refusal> {
     let tagger = cfg.tags.then(|| {
-        let mut t = TAGGER.take();
-        t.reset();
-        t
+        tagger.reset();
+        tagger
     });
     let mut v = SampleVisitor {
         cfg,
@@ -206,11 +220,7 @@ pub fn game_samples(g: &GameRow, cfg: &SplitConfig, seed: u64, mode: BufMode) ->
         captures: Vec::with_capacity(16),
         tag_counts: [0; TAG_NAMES.len() + 1],
     };
-    let result = replay(g, &replay_rules(cfg), &mut v);
-    if let Some(t) = v.tagger.take() {
-        TAGGER.set(t);
-    }
-    let end = result?;
+    let end = replay(g, &replay_rules(cfg), &mut v)?;
     let mut buf = v.buf;
     buf.finish_hashes();
     let masks: Vec<u32> = (0..buf.len()).map(|i| buf.tag_mask(i)).collect();
