@@ -23,6 +23,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use rayon::iter::{IntoParallelIterator, ParallelIterator};
 use rayon::slice::ParallelSliceMut;
 
 /// One observation.
@@ -195,11 +196,59 @@ pub struct DedupIndex {
     max_row: u64,
 }
 
+/// Observations from this many on are sorted in buckets first ([`sort_obs`]).
+const BUCKET_SORT_MIN: usize = 1 << 12;
+
 /// Sorts observations by (key, row): the same order as `Obs`'s `Ord` (rows are unique),
-/// with the key compared as one integer. In parallel on the caller's rayon pool: the sort
-/// keys are unique, so the order does not depend on the thread count.
-fn sort_obs(v: &mut [Obs]) {
-    v.par_sort_unstable_by_key(|o| (u128::from_be_bytes(o.key), o.row));
+/// with the key compared as one integer. The sort keys are unique, so the order does not
+/// depend on the thread count or on how the work is split.
+///
+/// From [`BUCKET_SORT_MIN`] observations on, they are first scattered into buckets by the
+/// leading bits of their keys, skipping the bits every key shares (a spilled bucket's
+/// first byte), about eight observations a bucket and at most 2¹⁶ buckets, and each bucket
+/// is then sorted alone, in parallel on the caller's rayon pool. Keys are hashes, so the
+/// buckets are even: one counting pass and one scatter instead of the ~log₂ n comparisons
+/// per observation of a comparison sort. The scatter needs a second buffer as large as
+/// the first while it runs (counted in [`DedupStats::peak_memory_bytes`]; within
+/// [`BYTES_PER_OBSERVATION`], which the kept rows need after it). Returns the bytes of
+/// that buffer (`0` without one).
+fn sort_obs(v: &mut Vec<Obs>) -> usize {
+    let by = |o: &Obs| (u128::from_be_bytes(o.key), o.row);
+    let top = |o: &Obs| u32::from_be_bytes([o.key[0], o.key[1], o.key[2], o.key[3]]);
+    let n = v.len();
+    let first = v.first().map_or(0, top);
+    let shared = v.iter().fold(0, |d, o| d | (top(o) ^ first)).leading_zeros();
+    if n < BUCKET_SORT_MIN || shared >= 32 {
+        v.par_sort_unstable_by_key(by);
+        return 0;
+    }
+    // log₂(n / 8), between 1 and 16 bits.
+    let bits = (usize::BITS - 1 - n.leading_zeros()).saturating_sub(3).clamp(1, 16);
+    let bucket = |o: &Obs| ((top(o) << shared) >> (32 - bits)) as usize;
+    let mut start = vec![0usize; (1 << bits) + 1];
+    for o in v.iter() {
+        start[bucket(o) + 1] += 1;
+    }
+    for b in 1..start.len() {
+        start[b] += start[b - 1];
+    }
+    let mut out = vec![v[0]; n];
+    let mut next = start.clone();
+    for o in v.iter() {
+        let b = bucket(o);
+        out[next[b]] = *o;
+        next[b] += 1;
+    }
+    let mut buckets: Vec<&mut [Obs]> = Vec::with_capacity(1 << bits);
+    let mut rest = out.as_mut_slice();
+    for w in start.windows(2) {
+        let (b, r) = rest.split_at_mut(w[1] - w[0]);
+        buckets.push(b);
+        rest = r;
+    }
+    buckets.into_par_iter().for_each(|b| b.sort_unstable_by_key(by));
+    *v = out;
+    n * std::mem::size_of::<Obs>()
 }
 
 /// Sorts kept rows by row (unique: the order does not depend on the thread count).
@@ -292,7 +341,9 @@ impl DedupIndex {
     /// Aggregates everything and returns the cursor for pass 2.
     pub fn finish(mut self) -> std::io::Result<(KeptCursor, DedupStats)> {
         if !self.stats.spilled {
-            sort_obs(&mut self.buf);
+            let held = (self.buf.capacity() * std::mem::size_of::<Obs>()) as u64;
+            let scratch = sort_obs(&mut self.buf) as u64;
+            self.stats.peak_memory_bytes = self.stats.peak_memory_bytes.max(held + scratch);
             // At most one kept row and one distribution entry per observation: reserved
             // once, so the in-memory path stays within the limit (no doubling overshoot).
             let mut kept = KeptList::default();
@@ -337,7 +388,9 @@ impl DedupIndex {
             self.stats.peak_memory_bytes =
                 self.stats.peak_memory_bytes.max((bytes.len() + obs.len() * std::mem::size_of::<Obs>()) as u64);
             drop(bytes);
-            sort_obs(&mut obs);
+            let scratch = sort_obs(&mut obs);
+            self.stats.peak_memory_bytes =
+                self.stats.peak_memory_bytes.max((obs.len() * std::mem::size_of::<Obs>() + scratch) as u64);
             kept.rows.clear();
             kept.dist.clear();
             aggregate(&obs, &mut kept);
@@ -444,13 +497,19 @@ impl Drop for KeptCursor {
 mod tests {
     use super::*;
 
+    /// The next number of a xorshift stream.
+    fn xorshift(x: &mut u64) -> u64 {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *x
+    }
+
     fn obs(n: u64, seed: u64) -> Vec<Obs> {
         let mut x = seed;
         (0..n)
             .map(|row| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
+                let x = xorshift(&mut x);
                 let mut key = [0u8; 16];
                 // Few distinct keys so groups are large, with varied first bytes.
                 key[0] = (x % 251) as u8;
@@ -501,5 +560,36 @@ mod tests {
         assert_eq!(mem.iter().map(|k| k.0).collect::<Vec<_>>(), rows);
         // Each kept row carries its group's key.
         assert!(mem.iter().all(|k| all[k.0 as usize].key == k.1));
+    }
+
+    #[test]
+    fn bucketed_sort_equals_the_comparison_sort() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rnd = || xorshift(&mut x);
+        type Fill = fn(&mut [u8; 16], u64);
+        // Hash-like keys; keys sharing their first byte (a spilled bucket), their first
+        // three, or all their first four (the comparison sort alone); many duplicates; a
+        // few observations only; rows out of order.
+        let shapes: [(usize, Fill); 5] = [
+            (100_000, |k, r| k.copy_from_slice(&[r.to_be_bytes(), (!r).to_be_bytes()].concat())),
+            (50_000, |k, r| k[1..9].copy_from_slice(&r.to_be_bytes())),
+            (20_000, |k, r| k[3..11].copy_from_slice(&r.to_be_bytes())),
+            (20_000, |k, r| k[4..12].copy_from_slice(&r.to_be_bytes())),
+            (30_000, |k, r| k[0] = (r % 3) as u8),
+        ];
+        for (n, fill) in shapes.into_iter().chain([(100, shapes[0].1), (BUCKET_SORT_MIN, shapes[1].1)]) {
+            let mut v: Vec<Obs> = (0..n)
+                .map(|i| {
+                    let mut key = [7u8; 16];
+                    fill(&mut key, rnd());
+                    Obs { key, row: (i as u64).wrapping_mul(0x2545_f491) % (1 << 40), mv: (rnd() % 362) as u16 }
+                })
+                .collect();
+            let mut want = v.clone();
+            want.sort_unstable_by_key(|o| (u128::from_be_bytes(o.key), o.row));
+            let scratch = sort_obs(&mut v);
+            assert_eq!(v, want, "{n} observations");
+            assert_eq!(scratch > 0, n >= BUCKET_SORT_MIN && want[0].key[..4] != want[n - 1].key[..4], "{n}");
+        }
     }
 }
