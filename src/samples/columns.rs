@@ -9,16 +9,13 @@
 
 use std::sync::{Arc, OnceLock};
 
-use arrow_array::builder::{
-    BooleanBuilder, Float32Builder, Int16Builder, ListBuilder, StringBuilder, UInt16Builder, UInt32Builder,
-    UInt8Builder,
-};
-use arrow_array::types::{UInt16Type, UInt32Type};
+use arrow_array::builder::{ListBuilder, StringBuilder};
+use arrow_array::types::{Float32Type, Int16Type, UInt16Type, UInt32Type, UInt8Type};
 use arrow_array::{
-    ArrayRef, BinaryArray, DictionaryArray, FixedSizeBinaryArray, ListArray, RecordBatch, StringArray, UInt16Array,
-    UInt32Array, UInt8Array,
+    ArrayRef, ArrowPrimitiveType, BinaryArray, BooleanArray, DictionaryArray, FixedSizeBinaryArray, ListArray,
+    PrimitiveArray, RecordBatch, StringArray, UInt16Array, UInt32Array, UInt8Array,
 };
-use arrow_buffer::{Buffer, OffsetBuffer, ScalarBuffer};
+use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, SchemaRef};
 
 use crate::color::Color;
@@ -100,6 +97,18 @@ impl Parts {
     fn with_infl(&self) -> bool {
         self.with_infl
     }
+    /// A per-row primitive column from `f(row)`, collected in one pass (no builder).
+    fn values<T: ArrowPrimitiveType>(&self, f: impl Fn(usize) -> T::Native) -> ArrayRef {
+        Arc::new(PrimitiveArray::<T>::from_iter_values((0..self.n).map(f)))
+    }
+    /// A per-row nullable primitive column from `f(row)`: the values (a default where
+    /// null) and the validity bits, each collected in one pass; no null buffer when no
+    /// row is null, as a builder gives.
+    fn options<T: ArrowPrimitiveType>(&self, f: impl Fn(usize) -> Option<T::Native>) -> ArrayRef {
+        let values: ScalarBuffer<T::Native> = (0..self.n).map(|i| f(i).unwrap_or_default()).collect();
+        let nulls = NullBuffer::new(BooleanBuffer::collect_bool(self.n, |i| f(i).is_some()));
+        Arc::new(PrimitiveArray::<T>::new(values, (nulls.null_count() > 0).then_some(nulls)))
+    }
     /// A per-row column from `f(row)`, built with a builder of capacity `n`.
     fn rows<B, F>(&self, mut builder: B, mut f: F) -> ArrayRef
     where
@@ -158,7 +167,7 @@ pub static COLUMNS: &[Column] = &[
     col!("game_id", T::Utf8, false, PerGame, dict: true, stats: false, |p| p.per_game(|g| Some(&g.game_id))),
     col!("source", T::Utf8, false, PerGame, dict: true, stats: false, |p| p.per_game(|g| Some(&g.source))),
     col!("game_index", T::UInt32, false, Plain, dict: false, stats: true, |p| {
-        p.rows(UInt32Builder::with_capacity(p.n), |b, i| b.append_value(p.game(i).game_index))
+        p.values::<UInt32Type>(|i| p.game(i).game_index)
     }),
     col!("move_number", T::UInt16, false, Plain, dict: false, stats: true, |p| {
         Arc::new(UInt16Array::from(std::mem::take(&mut p.b.move_number)))
@@ -171,7 +180,7 @@ pub static COLUMNS: &[Column] = &[
     }),
     col!("to_play", T::UInt8, false, Plain, dict: false, stats: true, |p| Arc::new(UInt8Array::from(p.b.to_play.clone()))),
     col!("ko_point", T::UInt16, true, Plain, dict: false, stats: true, |p| {
-        p.rows(UInt16Builder::with_capacity(p.n), |b, i| b.append_option(p.b.ko[i]))
+        p.options::<UInt16Type>(|i| p.b.ko[i])
     }),
     col!("history", list(T::UInt16), false, Plain, dict: false, stats: false, |p| {
         let values = Arc::new(UInt16Array::from(std::mem::take(&mut p.b.history)));
@@ -182,10 +191,10 @@ pub static COLUMNS: &[Column] = &[
         Arc::new(ListArray::new(item(T::UInt16), offsets(&p.b.hcap_off), values, None))
     }),
     col!("prisoners_black", T::UInt16, false, Plain, dict: false, stats: true, |p| {
-        p.rows(UInt16Builder::with_capacity(p.n), |b, i| b.append_value(p.b.prisoners[i][0]))
+        p.values::<UInt16Type>(|i| p.b.prisoners[i][0])
     }),
     col!("prisoners_white", T::UInt16, false, Plain, dict: false, stats: true, |p| {
-        p.rows(UInt16Builder::with_capacity(p.n), |b, i| b.append_value(p.b.prisoners[i][1]))
+        p.values::<UInt16Type>(|i| p.b.prisoners[i][1])
     }),
     col!("move", T::UInt16, false, Plain, dict: true, stats: true, |p| Arc::new(UInt16Array::from(p.b.moves.clone()))),
     col!("move_row", T::UInt8, true, Plain, dict: true, stats: true, |p| move_part(p, |pt| pt.row)),
@@ -193,10 +202,10 @@ pub static COLUMNS: &[Column] = &[
     col!("move_sgf", T::Utf8, false, PerMove, dict: true, stats: false, |p| p.per_move(&move_texts().0)),
     col!("move_gtp", T::Utf8, false, PerMove, dict: true, stats: false, |p| p.per_move(&move_texts().1)),
     col!("komi", T::Float32, true, Plain, dict: false, stats: true, |p| {
-        p.rows(Float32Builder::with_capacity(p.n), |b, i| b.append_option(p.meta(i).komi))
+        p.options::<Float32Type>(|i| p.meta(i).komi)
     }),
     col!("handicap", T::UInt8, false, Plain, dict: false, stats: true, |p| {
-        p.rows(UInt8Builder::with_capacity(p.n), |b, i| b.append_value(p.meta(i).handicap))
+        p.values::<UInt8Type>(|i| p.meta(i).handicap)
     }),
     col!("rules", T::Utf8, true, PerGame, dict: true, stats: true, |p| p.per_game(|g| g.meta.rules.as_deref())),
     col!("result", T::Utf8, true, PerGame, dict: true, stats: true, |p| p.per_game(|g| g.meta.result_raw.as_deref())),
@@ -205,21 +214,24 @@ pub static COLUMNS: &[Column] = &[
         p.per_game(|g| Some(g.meta.result_kind.as_str()))
     }),
     col!("margin", T::Float32, true, Plain, dict: false, stats: true, |p| {
-        p.rows(Float32Builder::with_capacity(p.n), |b, i| b.append_option(p.meta(i).margin))
+        p.options::<Float32Type>(|i| p.meta(i).margin)
     }),
     col!("black_rank_num", T::Int16, true, Plain, dict: false, stats: true, |p| {
-        p.rows(Int16Builder::with_capacity(p.n), |b, i| b.append_option(p.meta(i).black_rank_num))
+        p.options::<Int16Type>(|i| p.meta(i).black_rank_num)
     }),
     col!("white_rank_num", T::Int16, true, Plain, dict: false, stats: true, |p| {
-        p.rows(Int16Builder::with_capacity(p.n), |b, i| b.append_option(p.meta(i).white_rank_num))
+        p.options::<Int16Type>(|i| p.meta(i).white_rank_num)
     }),
     col!("black_rank", T::Utf8, true, PerGame, dict: true, stats: true, |p| p.per_game(|g| g.meta.black_rank.as_deref())),
     col!("white_rank", T::Utf8, true, PerGame, dict: true, stats: true, |p| p.per_game(|g| g.meta.white_rank.as_deref())),
     col!("date", T::Utf8, true, PerGame, dict: true, stats: true, |p| p.per_game(|g| g.meta.date_iso.as_deref())),
     col!("is_winner_move", T::Boolean, false, Plain, dict: true, stats: true, |p| {
-        p.rows(BooleanBuilder::with_capacity(p.n), |b, i| {
-            b.append_value(p.meta(i).winner.is_some() && p.meta(i).winner == Color::from_u8(p.b.to_play[i]))
-        })
+        Arc::new(BooleanArray::new(
+            BooleanBuffer::collect_bool(p.n, |i| {
+                p.meta(i).winner.is_some() && p.meta(i).winner == Color::from_u8(p.b.to_play[i])
+            }),
+            None,
+        ))
     }),
     col!("split", T::Utf8, false, PerGame, dict: true, stats: true, |p| p.per_game(|g| Some(g.split.as_str()))),
     col!("dup_count", T::UInt32, false, Plain, dict: false, stats: true, |p| {
@@ -247,7 +259,7 @@ pub static COLUMNS: &[Column] = &[
     }),
     col!("tag_mask", T::UInt32, true, Plain, dict: false, stats: true, |p| {
         let on = p.with_tags();
-        p.rows(UInt32Builder::with_capacity(p.n), |b, i| b.append_option(on.then(|| p.b.tags[i].0)))
+        p.options::<UInt32Type>(|i| on.then(|| p.b.tags[i].0))
     }),
     col!("tags", list(T::Utf8), true, Plain, dict: true, stats: false, |p| {
         let on = p.with_tags();
@@ -267,17 +279,16 @@ pub static COLUMNS: &[Column] = &[
     }),
     col!("capture_size", T::UInt16, true, Plain, dict: false, stats: true, |p| {
         let on = p.with_tags();
-        p.rows(UInt16Builder::with_capacity(p.n), |b, i| b.append_option(on.then(|| p.b.tags[i].1)))
+        p.options::<UInt16Type>(|i| on.then(|| p.b.tags[i].1))
     }),
     col!("self_atari_size", T::UInt16, true, Plain, dict: false, stats: true, |p| {
         let on = p.with_tags();
-        p.rows(UInt16Builder::with_capacity(p.n), |b, i| b.append_option(on.then(|| p.b.tags[i].2)))
+        p.options::<UInt16Type>(|i| on.then(|| p.b.tags[i].2))
     }),
     col!("is_tactical", T::Boolean, true, Plain, dict: true, stats: true, |p| {
         let on = p.with_tags();
-        p.rows(BooleanBuilder::with_capacity(p.n), |b, i| {
-            b.append_option(on.then(|| p.b.tags[i].0 & Tags::TACTICAL != 0))
-        })
+        let nulls = (!on).then(|| NullBuffer::new_null(p.n));
+        Arc::new(BooleanArray::new(BooleanBuffer::collect_bool(p.n, |i| on && p.b.tags[i].0 & Tags::TACTICAL != 0), nulls))
     }),
     col!("influence_areas", T::Binary, true, Plain, dict: false, stats: false, |p| {
         if p.with_infl() {
@@ -288,21 +299,19 @@ pub static COLUMNS: &[Column] = &[
     }),
     col!("influence_black_area", T::UInt16, true, Plain, dict: false, stats: true, |p| {
         let on = p.with_infl();
-        p.rows(UInt16Builder::with_capacity(p.n), |b, i| b.append_option(on.then(|| p.b.infl_counts[i].0)))
+        p.options::<UInt16Type>(|i| on.then(|| p.b.infl_counts[i].0))
     }),
     col!("influence_white_area", T::UInt16, true, Plain, dict: false, stats: true, |p| {
         let on = p.with_infl();
-        p.rows(UInt16Builder::with_capacity(p.n), |b, i| b.append_option(on.then(|| p.b.infl_counts[i].1)))
+        p.options::<UInt16Type>(|i| on.then(|| p.b.infl_counts[i].1))
     }),
 ];
 
 /// `move_row` / `move_col`: a part of the answer's point, null for a pass.
 fn move_part(p: &mut Parts, f: fn(crate::coord::Point) -> u8) -> ArrayRef {
-    p.rows(UInt8Builder::with_capacity(p.n), |b, i| {
-        match Move::from_index(p.b.moves[i]).expect("invariant: valid move index") {
-            Move::Play(pt) => b.append_value(f(pt)),
-            Move::Pass => b.append_null(),
-        }
+    p.options::<UInt8Type>(|i| match Move::from_index(p.b.moves[i]).expect("invariant: valid move index") {
+        Move::Play(pt) => Some(f(pt)),
+        Move::Pass => None,
     })
 }
 
