@@ -43,8 +43,7 @@ impl GameId {
     }
     /// 32 lowercase hex digits (the `game_id` column).
     pub fn to_hex(&self) -> String {
-        const DIGITS: &[u8; 16] = b"0123456789abcdef";
-        self.0.iter().flat_map(|b| [DIGITS[(b >> 4) as usize] as char, DIGITS[(b & 15) as usize] as char]).collect()
+        hex(&self.0)
     }
     /// From 32 hex digits.
     pub fn from_hex(s: &str) -> Option<GameId> {
@@ -57,6 +56,13 @@ impl GameId {
         }
         Some(GameId(id))
     }
+}
+
+/// Lowercase hex digits of `bytes`, two a byte (from a digit table: a `format!` a byte
+/// costs more than the rest of a game's id).
+pub fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    bytes.iter().flat_map(|b| [DIGITS[(b >> 4) as usize] as char, DIGITS[(b & 15) as usize] as char]).collect()
 }
 
 impl std::fmt::Display for GameId {

@@ -23,6 +23,7 @@ use anyhow::{bail, Context, Result};
 use polars::prelude::*;
 use serde_json::{json, Map, Value};
 
+use crate::game::hex;
 use crate::tactics::TAG_NAMES;
 
 /// Width of a `move_numbers` bucket (1–25, 26–50, …).
@@ -868,10 +869,6 @@ fn share(part: u64, whole: u64) -> f64 {
     } else {
         (part as f64 / whole as f64 * 1e6).round() / 1e6
     }
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 fn title(name: &str) -> String {

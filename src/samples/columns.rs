@@ -102,8 +102,8 @@ impl Parts {
         Arc::new(PrimitiveArray::<T>::from_iter_values((0..self.n).map(f)))
     }
     /// A per-row nullable primitive column from `f(row)`: the values (a default where
-    /// null) and the validity bits, each collected in one pass; no null buffer when no
-    /// row is null, as a builder gives.
+    /// null) and the validity bits, each collected in one pass (so `f` runs twice a row:
+    /// keep it a lookup); no null buffer when no row is null, as a builder gives.
     fn options<T: ArrowPrimitiveType>(&self, f: impl Fn(usize) -> Option<T::Native>) -> ArrayRef {
         let values: ScalarBuffer<T::Native> = (0..self.n).map(|i| f(i).unwrap_or_default()).collect();
         let nulls = NullBuffer::new(BooleanBuffer::collect_bool(self.n, |i| f(i).is_some()));
