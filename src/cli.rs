@@ -55,15 +55,27 @@ enum ExportCmd {
     /// KataGo training npz files (katago-v7 inputs and targets) in the layout of
     /// `train.py -datadir DIR` (docs/planes.md).
     Katago(KatagoArgs),
+    /// A vision-language training set: board pictures made for a model, prompts and
+    /// answers, as Parquet shards (datasets, LLaMA-Factory, ms-swift, TRL) or the Qwen-VL
+    /// recipe's JSONL and PNGs (docs/vlm.md).
+    Vlm(VlmArgs),
+}
+
+/// What every export takes: the output folder to read (with the pipeline, threads,
+/// memory budget and quiet flag of every command) and the folder to write.
+#[derive(Args, Debug)]
+struct ExportArgs {
+    #[command(flatten)]
+    common: OutArgs,
+    /// Folder to write.
+    #[arg(long)]
+    to: PathBuf,
 }
 
 #[derive(Args, Debug)]
 struct LeelaArgs {
     #[command(flatten)]
-    common: OutArgs,
-    /// Folder to write the chunks to.
-    #[arg(long)]
-    to: PathBuf,
+    export: ExportArgs,
     /// Policy target: dist (the corpus's moves from the position) or played (the move alone).
     #[arg(long, default_value = "dist")]
     policy: crate::stages::export::Policy,
@@ -74,12 +86,10 @@ struct LeelaArgs {
 
 #[derive(Args, Debug)]
 struct KatagoArgs {
-    /// The output folder of `kibo run` (games and samples tables).
-    #[arg(long)]
-    out: PathBuf,
-    /// The data folder to write (DIR/train, DIR/val, DIR/train.json).
-    #[arg(long)]
-    to: PathBuf,
+    /// The output folder of `kibo run` (games and samples tables), the data folder to
+    /// write (DIR/train, DIR/val, DIR/train.json); the memory budget defaults to 1024 MiB.
+    #[command(flatten)]
+    export: ExportArgs,
     /// Policy target: `dist` (the corpus's moves from the position, the default) or
     /// `played` (the move played).
     #[arg(long, default_value = "dist", value_parser = ["dist", "played"])]
@@ -93,12 +103,58 @@ struct KatagoArgs {
     /// Rows per npz file.
     #[arg(long, default_value_t = 25_000)]
     rows_per_file: usize,
-    /// Memory budget in MiB (default 1024).
-    #[arg(long, default_value_t = 1024)]
-    memory_mb: u64,
-    /// Worker threads (0 = all cores).
+}
+
+#[derive(Args, Debug)]
+struct VlmArgs {
+    #[command(flatten)]
+    export: ExportArgs,
+    /// parquet (shards with PNG bytes and a dataset card) or qwen (the Qwen-VL recipe's
+    /// JSONL with PNG files).
+    #[arg(long, default_value = "parquet")]
+    layout: crate::stages::export::vlm::Layout,
+    /// Rows to write, a seeded draw spread over games, move numbers and splits (0: every
+    /// train and val row).
+    #[arg(long, default_value_t = 100_000)]
+    limit: u64,
+    /// Seed of the draw, the tasks and the symmetries (default: pipeline.seed).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Keep only positions whose move has this tactical tag (repeatable: any of them).
+    #[arg(long = "tag")]
+    tags: Vec<String>,
+    /// Pixels between two grid lines: 32 (672 px pictures, Qwen3-VL's 32-px tokens) or
+    /// 28 (588 px, Qwen2/2.5-VL); any even number from 26 to 64.
+    #[arg(long, default_value_t = 32)]
+    cell_px: u32,
+    /// Answers and prompts in gtp (Q16) or sgf (pd) notation.
+    #[arg(long, default_value = "gtp")]
+    answer: crate::stages::export::vlm::Notation,
+    /// Tasks and their shares, e.g. next-move=0.8,transcribe=0.1,tactics=0.1.
+    #[arg(long, default_value = "next-move=1")]
+    mix: String,
+    /// 1 (the position as played) or 8 (one of the eight board symmetries a row, applied
+    /// to the picture, the marks and the answer together).
+    #[arg(long, default_value_t = 1)]
+    symmetries: u8,
+    /// Earlier moves the prompt lists (`{last_moves}`, at most 8).
     #[arg(long, default_value_t = 0)]
-    threads: usize,
+    last_moves: usize,
+    /// No ring on the previous move's stone.
+    #[arg(long)]
+    no_last_move_marker: bool,
+    /// No square on the ko point.
+    #[arg(long)]
+    no_ko_marker: bool,
+    /// Leave `<image>` out of `messages` (TRL puts the image before the first user turn).
+    #[arg(long)]
+    no_image_tag: bool,
+    /// A system turn before each user turn (overrides `export.vlm.system`).
+    #[arg(long)]
+    system: Option<String>,
+    /// Rows per Parquet file.
+    #[arg(long, default_value_t = 10_000)]
+    rows_per_file: usize,
 }
 
 /// The steps of `kibo part` (`stages::part`): the Spark job runs them; each reads and
@@ -418,17 +474,24 @@ fn convert(a: &ConvertArgs) -> anyhow::Result<i32> {
     Ok(if done.failed.is_empty() { Exit::Ok } else { Exit::SomeUnreadable } as i32)
 }
 
-/// `kibo export`: the leela chunks or the katago npz files from a `kibo run` folder.
+/// The output folder of an export, checked to hold `tables`, with its settings.
+fn export_source(a: &ExportArgs, tables: &[&str]) -> anyhow::Result<Resolved> {
+    let r = resolve(&a.common, &[], None)?;
+    let missing: Vec<&str> = tables.iter().copied().filter(|t| !r.out.join(t).is_dir()).collect();
+    if !missing.is_empty() {
+        return setup(format!("{} has no {} table: run `kibo run` first", r.out.display(), missing.join(" or ")));
+    }
+    Ok(r)
+}
+
+/// `kibo export`: the leela chunks, the katago npz files or the VLM set from a `kibo run` folder.
 fn export(c: ExportCmd) -> anyhow::Result<i32> {
     match c {
         ExportCmd::Leela(a) => {
-            let r = resolve(&a.common, &[], None)?;
-            if !r.out.join("samples").is_dir() {
-                return setup(format!("{} has no samples table: run `kibo run` first", r.out.display()));
-            }
+            let r = export_source(&a.export, &["samples"])?;
             let opt =
                 crate::stages::export::leela::LeelaOptions { policy: a.policy, chunk_positions: a.chunk_positions };
-            for (split, n) in crate::stages::export::leela::run(&r.out, &a.to, &opt)? {
+            for (split, n) in crate::stages::export::leela::run(&r.out, &a.export.to, &opt)? {
                 eprintln!(
                     "export leela: {split}: {} positions in {} chunks ({} without a winner left out)",
                     n.positions, n.chunks, n.no_winner
@@ -437,19 +500,21 @@ fn export(c: ExportCmd) -> anyhow::Result<i32> {
             Ok(Exit::Ok as i32)
         }
         ExportCmd::Katago(a) => {
-            if !a.out.join("games").is_dir() || !a.out.join("samples").is_dir() {
-                return setup(format!("{} has no games and samples tables: run `kibo run` first", a.out.display()));
-            }
-            let opt = crate::stages::export_katago::KatagoOptions {
-                to: a.to.clone(),
+            let r = export_source(&a.export, &["games", "samples"])?;
+            let memory_mb = match a.export.common.memory_mb {
+                Some(_) => (r.cfg.memory().total >> 20) as u64,
+                None => 1024,
+            };
+            let opt = crate::stages::export::katago::KatagoOptions {
+                to: a.export.to.clone(),
                 played_policy: a.policy == "played",
                 seed: a.seed,
                 metadata: a.metadata,
                 rows_per_file: a.rows_per_file,
-                memory_mb: a.memory_mb,
+                memory_mb,
             };
             let t0 = std::time::Instant::now();
-            let rep = pool(a.threads)?.install(|| crate::stages::export_katago::run(&a.out, &opt))?;
+            let rep = pool(r.cfg.pipeline.threads)?.install(|| crate::stages::export::katago::run(&r.out, &opt))?;
             eprintln!(
                 "export katago: {} train rows in {} files, {} val rows in {} files, {} counted games, {:.1} s",
                 rep.rows[0],
@@ -461,7 +526,61 @@ fn export(c: ExportCmd) -> anyhow::Result<i32> {
             );
             Ok(Exit::Ok as i32)
         }
+        ExportCmd::Vlm(a) => export_vlm(a),
     }
+}
+
+/// `kibo export vlm`: options checked before anything is written.
+fn export_vlm(a: VlmArgs) -> anyhow::Result<i32> {
+    use crate::stages::export::vlm;
+    let r = export_source(&a.export, &["samples"])?;
+    let mut templates = r.cfg.export.vlm.clone();
+    if let Some(s) = &a.system {
+        templates.system = s.clone();
+    }
+    let opt = vlm::VlmOptions {
+        to: a.export.to.clone(),
+        layout: a.layout,
+        limit: a.limit,
+        seed: a.seed.unwrap_or(r.cfg.pipeline.seed),
+        tags: a.tags.clone(),
+        cell_px: a.cell_px,
+        notation: a.answer,
+        mix: vlm::parse_mix(&a.mix).map_err(SetupError)?,
+        symmetries: a.symmetries,
+        last_moves: a.last_moves,
+        last_move_marker: !a.no_last_move_marker,
+        ko_marker: !a.no_ko_marker,
+        image_tag: !a.no_image_tag,
+        templates,
+        rows_per_file: a.rows_per_file,
+        memory_mb: (r.cfg.memory().total >> 20) as u64,
+        quiet: r.quiet,
+    };
+    opt.check().map_err(SetupError)?;
+    let t0 = std::time::Instant::now();
+    let rep = pool(r.cfg.pipeline.threads)?.install(|| vlm::run(&r.out, &opt))?;
+    let rows = rep.rows[0] + rep.rows[1];
+    let tasks: Vec<String> = vlm::Task::ALL
+        .iter()
+        .zip(rep.tasks)
+        .filter(|(_, n)| *n > 0)
+        .map(|(t, n)| format!("{} {n}", t.name()))
+        .collect();
+    eprintln!(
+        "export vlm: {} train and {} val rows ({}) of {} candidates, {}x{} px pictures of {:.1} KB on average, {} files in {}, {:.1} s",
+        rep.rows[0],
+        rep.rows[1],
+        tasks.join(", "),
+        rep.candidates,
+        rep.picture_px,
+        rep.picture_px,
+        if rows == 0 { 0.0 } else { rep.picture_bytes as f64 / rows as f64 / 1000.0 },
+        rep.files,
+        opt.to.display(),
+        t0.elapsed().as_secs_f64()
+    );
+    Ok(Exit::Ok as i32)
 }
 
 /// Parses `std::env::args` and runs; returns the exit code.

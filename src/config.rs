@@ -45,6 +45,16 @@ pub struct Config {
     pub limits: Limits,
     /// Split stage settings (replay, samples, shards).
     pub split: SplitConfig,
+    /// Export settings (`[export.vlm]`: the VLM prompt templates).
+    pub export: ExportConfig,
+}
+
+/// `[export]`: settings of `kibo export`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ExportConfig {
+    /// `[export.vlm]`: the prompt templates of `kibo export vlm`.
+    pub vlm: VlmTemplates,
 }
 
 /// The licence recorded (manifest, card) for a source that declares none.
@@ -553,6 +563,7 @@ impl Config {
         if !(1..=22).contains(&self.split.zstd_level) {
             return bad(format!("split.zstd_level must be 1..=22, not {}", self.split.zstd_level));
         }
+        self.export.vlm.check().or_else(bad)?;
         let mut names = std::collections::HashSet::new();
         for s in &self.sources {
             if !names.insert(&s.name) {
@@ -673,5 +684,89 @@ mod tests {
             "auto: the 256 MiB floor, above 1/4 of RAM (0.5 GiB)"
         );
         assert_eq!(budget(auto_memory("", &[])).describe(), "auto: 1024 MiB, the machine's memory is unknown");
+    }
+}
+
+/// The prompt templates (`[export.vlm]` in the pipeline file). Placeholders, each
+/// replaced where it appears: `{coords}` (the coordinate convention, [`COORDS_GTP`] or
+/// [`COORDS_SGF`]), `{side}` (`Black`/`White`, the side to move), `{opponent}`,
+/// `{move_number}` (1-based number of the move to play), `{last_moves}` (" The last moves
+/// were W Q4, B D16." for `--last-moves K`, else empty) and, in the tactics templates,
+/// `{move}` (the move played, in the answer's notation). Used by `kibo export vlm`
+/// (docs/vlm.md, "Tasks and templates").
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct VlmTemplates {
+    /// A system turn before the user's; empty: none.
+    pub system: String,
+    /// `next-move`.
+    pub next_move: String,
+    /// `transcribe`.
+    pub transcribe: String,
+    /// `tactics`: which chains are in atari.
+    pub atari: String,
+    /// `tactics`: does the move capture.
+    pub capture: String,
+    /// `tactics`: is the move a ladder chase.
+    pub ladder: String,
+}
+
+/// `{coords}` with GTP answers.
+pub const COORDS_GTP: &str = "A 19x19 Go board. Columns are labelled A to T from left to right, \
+skipping I; rows are numbered 1 to 19 from bottom to top.";
+/// `{coords}` with SGF answers.
+pub const COORDS_SGF: &str = "A 19x19 Go board. A point is written as two SGF letters, column then \
+row, each a to s: columns from left to right, rows from top to bottom (aa is the top-left corner, \
+the board's A19).";
+
+impl Default for VlmTemplates {
+    fn default() -> VlmTemplates {
+        VlmTemplates {
+            system: String::new(),
+            next_move: "{coords} {side} to play.{last_moves} What is the next move? Answer with one point, or pass."
+                .to_string(),
+            transcribe: "{coords} Transcribe the board: first the column letters, then one line per row from \
+19 at the top to 1 at the bottom, each the row number and 19 characters: X black, O white, . empty."
+                .to_string(),
+            atari: "{coords} {side} to play. Which chains are in atari (one liberty)? List each chain's stones, \
+black chains first, as B or W and its points, chains separated by semicolons; or answer none."
+                .to_string(),
+            capture: "{coords} {side} plays {move}. Does this move capture stones? Answer yes or no.".to_string(),
+            ladder: "{coords} {side} plays {move}. Is this move a working ladder chase, one that captures \
+the chased chain however it runs? Answer yes or no."
+                .to_string(),
+        }
+    }
+}
+
+/// The placeholders a template may hold.
+pub const PLACEHOLDERS: [&str; 6] = ["{coords}", "{side}", "{opponent}", "{move_number}", "{last_moves}", "{move}"];
+
+impl VlmTemplates {
+    /// Refuses a template with a `{…}` that is not a placeholder (named, with its key).
+    pub fn check(&self) -> Result<(), String> {
+        let all = [
+            ("system", &self.system),
+            ("next_move", &self.next_move),
+            ("transcribe", &self.transcribe),
+            ("atari", &self.atari),
+            ("capture", &self.capture),
+            ("ladder", &self.ladder),
+        ];
+        for (key, t) in all {
+            let mut rest = t.as_str();
+            while let Some(i) = rest.find('{') {
+                let end = rest[i..].find('}').map(|j| i + j + 1).unwrap_or(rest.len());
+                let word = &rest[i..end];
+                if !PLACEHOLDERS.contains(&word) {
+                    return Err(format!(
+                        "export.vlm.{key}: unknown placeholder {word:?} (allowed: {})",
+                        PLACEHOLDERS.join(" ")
+                    ));
+                }
+                rest = &rest[end..];
+            }
+        }
+        Ok(())
     }
 }

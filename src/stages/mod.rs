@@ -3,7 +3,6 @@
 pub mod card;
 pub mod convert;
 pub mod export;
-pub mod export_katago;
 pub mod filter;
 pub mod inspect;
 pub mod part;

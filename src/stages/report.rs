@@ -81,6 +81,10 @@ pub fn write_filter(out: &Path, cfg: &Config, pipeline_file: Option<&Path>, r: &
     // The thread count does not change the output, so it is left out.
     let mut config_json = serde_json::to_value(cfg)?;
     config_json["pipeline"]["threads"] = json!(null);
+    // `[export]` shapes the exports (each records its own settings), not this dataset.
+    if let Some(o) = config_json.as_object_mut() {
+        o.remove("export");
+    }
     let manifest = json!({
         "schema_version": SCHEMA_VERSION,
         "kibo_version": env!("CARGO_PKG_VERSION"),

@@ -79,6 +79,7 @@ fn marks_scene(m: &BoardMarks) -> Vec<Shape> {
             anchor: Anchor::Start,
             color: CAPTION_TEXT_C,
             text: line.clone(),
+            size: super::render::TEXT_SIZE,
         });
     }
     shapes

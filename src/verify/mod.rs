@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 
 mod html;
 mod marks;
+mod model;
 mod render;
 mod sample;
 mod text;
@@ -30,7 +31,8 @@ mod tests;
 
 pub use html::html_page;
 pub use marks::{render_marks_png, render_marks_svg, BoardMarks};
-pub use render::{point_pixel, render_png, render_svg, IMAGE_HEIGHT, IMAGE_WIDTH};
+pub use model::BoardPainter;
+pub use render::{point_pixel, render_png, render_svg, BoardMarkers, Style, IMAGE_HEIGHT, IMAGE_WIDTH};
 use sample::{file_stem, sample_json};
 pub use sample::{mini_sgf, VerifySample};
 pub use text::text_diagram;

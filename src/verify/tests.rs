@@ -430,6 +430,17 @@ fn ink(pm: &Pixmap, x0: u32, y0: u32, x1: u32, y1: u32) -> Option<Ink> {
 /// Reads a label back from the picture: the candidate whose rendering (the same font,
 /// on whole pixels) has exactly the same ink.
 fn read_label(pm: &Pixmap, region: (u32, u32, u32, u32), candidates: &[String]) -> Vec<String> {
+    read_label_styled(pm, region, candidates, render::TEXT_SIZE, true)
+}
+
+/// [`read_label`] for text of font size `size`, anti-aliased or not.
+fn read_label_styled(
+    pm: &Pixmap,
+    region: (u32, u32, u32, u32),
+    candidates: &[String],
+    size: f32,
+    aa: bool,
+) -> Vec<String> {
     let (_, _, _, _, seen) = ink(pm, region.0, region.1, region.2, region.3).expect("a label is drawn here");
     candidates
         .iter()
@@ -437,7 +448,7 @@ fn read_label(pm: &Pixmap, region: (u32, u32, u32, u32), candidates: &[String]) 
             let mut probe = Pixmap::new(200, 60).unwrap();
             let w = render::WOOD;
             probe.fill(tiny_skia::Color::from_rgba8(w.0, w.1, w.2, 255));
-            render::draw_text(&mut probe, 20.0, 40.0, Anchor::Start, Rgb(50, 35, 15), c);
+            render::draw_text(&mut probe, 20.0, 40.0, Anchor::Start, Rgb(50, 35, 15), c, size, aa);
             ink(&probe, 0, 0, 200, 60).map(|i| i.4) == Some(seen.clone())
         })
         .cloned()
@@ -797,4 +808,164 @@ fn write_export_writes_every_file_atomically_and_deterministically() {
     let dup = vec![samples[0].clone(), samples[0].clone()];
     assert_eq!(write_export(&dir, &dup).unwrap_err().kind(), std::io::ErrorKind::InvalidInput);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+// ---------------------------------------------------------------------------
+// Model pictures (`kibo export vlm`): BoardPainter
+
+/// The model picture's pixels as RGB triples, decoded with the png crate.
+fn decode_model(png_bytes: &[u8]) -> (u32, Vec<[u8; 3]>) {
+    let mut d = png::Decoder::new(std::io::Cursor::new(png_bytes));
+    d.set_transformations(png::Transformations::EXPAND);
+    let mut r = d.read_info().unwrap();
+    let mut buf = vec![0; r.output_buffer_size().unwrap()];
+    let info = r.next_frame(&mut buf).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgb, "a palette expands to RGB");
+    let px = buf[..info.buffer_size()].chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
+    (info.width, px)
+}
+
+/// A board of random stones (about a third of the points) and random marks, from `seed`.
+fn random_position(seed: u64) -> ([u8; NN], BoardMarkers) {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut board = [0u8; NN];
+    for c in board.iter_mut() {
+        *c = match next() % 6 {
+            0 => 1,
+            1 => 2,
+            _ => 0,
+        };
+    }
+    let stones: Vec<u16> = (0..NN as u16).filter(|&i| board[i as usize] != 0).collect();
+    let empties: Vec<u16> = (0..NN as u16).filter(|&i| board[i as usize] == 0).collect();
+    let prev = stones.get(next() as usize % stones.len().max(1)).and_then(|&i| Point::from_index(i));
+    let ko = empties.get(next() as usize % empties.len().max(1)).and_then(|&i| Point::from_index(i));
+    (board, BoardMarkers { prev_move: prev, ko_point: ko })
+}
+
+#[test]
+fn painter_equals_the_renderer() {
+    // The painter's copies of pre-drawn squares give exactly the pixels of drawing the
+    // position's own shapes with the one renderer, at both cell sizes.
+    for cell in [28, 32, 26, 64] {
+        let st = Style::model(cell).unwrap();
+        let painter = BoardPainter::new(st).unwrap();
+        assert!(painter.palette().len() / 3 <= 16, "a handful of flat colours: {}", painter.palette().len() / 3);
+        assert_eq!(painter.side(), 21 * cell);
+        for seed in 0..6 {
+            let (board, marks) = random_position(seed + cell as u64);
+            let png_bytes = painter.png_of(&board, marks).unwrap();
+            let (w, px) = decode_model(&png_bytes);
+            assert_eq!(w, 21 * cell);
+            let drawn = render::draw_shapes(render::board_scene(st, &board, marks), w, w, false);
+            for (i, (a, b)) in px.iter().zip(drawn.data().chunks_exact(4)).enumerate() {
+                assert_eq!(a[..], b[..3], "cell {cell}, seed {seed}: pixel ({}, {})", i as u32 % w, i as u32 / w);
+            }
+        }
+    }
+}
+
+#[test]
+fn model_pictures_are_deterministic_and_anti_aliasing_is_refused() {
+    let painter = BoardPainter::new(Style::model(32).unwrap()).unwrap();
+    let (board, marks) = random_position(7);
+    assert_eq!(painter.png_of(&board, marks).unwrap(), painter.png_of(&board, marks).unwrap());
+    assert!(BoardPainter::new(Style::EYE).is_err());
+    assert!(
+        Style::model(30).is_some()
+            && Style::model(29).is_none()
+            && Style::model(24).is_none()
+            && Style::model(66).is_none()
+    );
+}
+
+/// Ink of a colour in a square region: bounding box of the pixels equal to `c`.
+fn bbox_of(px: &[[u8; 3]], w: u32, region: (u32, u32, u32, u32), c: [u8; 3]) -> Option<(u32, u32, u32, u32)> {
+    let mut b: Option<(u32, u32, u32, u32)> = None;
+    for y in region.1..region.3 {
+        for x in region.0..region.2 {
+            if px[(y * w + x) as usize] == c {
+                b = Some(match b {
+                    None => (x, y, x, y),
+                    Some((a, bb, cc, d)) => (a.min(x), bb.min(y), cc.max(x), d.max(y)),
+                });
+            }
+        }
+    }
+    b
+}
+
+#[test]
+fn each_intersection_sits_in_the_middle_of_its_own_token() {
+    // At cell size c, token (i, j) spans [c·j, c·j + c) × [c·i, c·i + c); intersection
+    // (row, col) belongs to token (row + 1, col + 1), its pixel at c·(col + 1) + c/2, and
+    // its stone fills the token symmetrically about that pixel (to the pixel).
+    for cell in [28u32, 32] {
+        let st = Style::model(cell).unwrap();
+        let painter = BoardPainter::new(st).unwrap();
+        let mut board = [0u8; NN];
+        let corners = ["A19", "T19", "A1", "T1", "Q16", "K10", "D4"];
+        for (k, g) in corners.iter().enumerate() {
+            board[pt(g).index() as usize] = 1 + (k % 2) as u8;
+        }
+        let (w, px) = decode_model(&painter.png_of(&board, BoardMarkers::default()).unwrap());
+        for (k, g) in corners.iter().enumerate() {
+            let p = pt(g);
+            let (x, y) = st.point_pixel(p);
+            assert_eq!((x, y), (cell * (p.col as u32 + 1) + cell / 2, cell * (p.row as u32 + 1) + cell / 2), "{g}");
+            let token = (cell * (p.col as u32 + 1), cell * (p.row as u32 + 1));
+            let fill = if k % 2 == 0 { render::BLACK_STONE } else { render::WHITE_STONE };
+            let region = (token.0, token.1, token.0 + cell, token.1 + cell);
+            let (x0, y0, x1, y1) = bbox_of(&px, w, region, [fill.0, fill.1, fill.2]).expect("the stone is drawn");
+            assert!(
+                x0 > token.0 && y0 > token.1 && x1 < token.0 + cell - 1 && y1 < token.1 + cell - 1,
+                "{g} inside its token"
+            );
+            assert!(
+                (x0 + x1) as i64 - 2 * x as i64 <= 1 && 2 * x as i64 - (x0 + x1) as i64 <= 1,
+                "{g}: x {x0}..{x1} about {x}"
+            );
+            assert!(
+                (y0 + y1) as i64 - 2 * y as i64 <= 1 && 2 * y as i64 - (y0 + y1) as i64 <= 1,
+                "{g}: y {y0}..{y1} about {y}"
+            );
+        }
+    }
+}
+
+#[test]
+fn model_picture_labels_read_back_at_both_cell_sizes() {
+    for cell in [28u32, 32] {
+        let st = Style::model(cell).unwrap();
+        let painter = BoardPainter::new(st).unwrap();
+        let (w, px) = decode_model(&painter.png_of(&[0; NN], BoardMarkers::default()).unwrap());
+        let mut pm = Pixmap::new(w, w).unwrap();
+        for (d, s) in pm.data_mut().chunks_exact_mut(4).zip(&px) {
+            d.copy_from_slice(&[s[0], s[1], s[2], 255]);
+        }
+        let size = render::TEXT_SIZE * cell as f32 / 32.0;
+        let letters: Vec<String> = ('A'..='Z').map(|c| c.to_string()).collect();
+        let numbers: Vec<String> = (0..=25).map(|n| n.to_string()).collect();
+        for (col, want) in "ABCDEFGHJKLMNOPQRST".chars().enumerate() {
+            // Column labels in the margin's top and bottom token rows.
+            let x0 = cell * (col as u32 + 1);
+            for y0 in [0, 20 * cell] {
+                let got = read_label_styled(&pm, (x0, y0, x0 + cell, y0 + cell), &letters, size, false);
+                assert_eq!(got, vec![want.to_string()], "cell {cell}: label of column {col} at y {y0}");
+            }
+        }
+        for row in 0..19u32 {
+            let y0 = cell * (row + 1);
+            for x0 in [0, 20 * cell] {
+                let got = read_label_styled(&pm, (x0, y0, x0 + cell, y0 + cell), &numbers, size, false);
+                assert_eq!(got, vec![(19 - row).to_string()], "cell {cell}: label of row {row} at x {x0}");
+            }
+        }
+    }
 }

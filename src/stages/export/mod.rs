@@ -4,7 +4,9 @@ shards of an output folder (through [`crate::features`]); one module per format.
 train and val splits are written, each in its own folder; test is never written.
 */
 
+pub mod katago;
 pub mod leela;
+pub mod vlm;
 
 /// The policy target of an export.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]

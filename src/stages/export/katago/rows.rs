@@ -194,7 +194,7 @@ pub fn final_count(g: &GameRow) -> Option<Final> {
     if v.check != ScoreCheck::Agrees {
         return None;
     }
-    let c = super::super::filter::count_game_with(g, &[], &[], None, crate::config::ScoreCheckMode::Full)?;
+    let c = crate::stages::filter::count_game_with(g, &[], &[], None, crate::config::ScoreCheckMode::Full)?;
     let (board, j) = c.end?;
     if c.verdict.check != ScoreCheck::Agrees || c.verdict.counted_margin != v.counted_margin {
         return None;

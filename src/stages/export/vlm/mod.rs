@@ -1,0 +1,454 @@
+/*!
+`kibo export vlm --out OUT --to DEST`: a vision-language training set from the train and
+val samples: per row a picture of the board made for a model
+([`crate::verify::BoardPainter`]), a prompt, an answer and where the row came from
+(docs/vlm.md).
+
+Two passes over the sample shards, neither holding more than a bounded part of the corpus:
+
+1. **Choice** ([`choose`]): every train or val row (with one of `--tag`'s tags, when
+   given) gets the key `blake3("kibo.vlm.v1" ‖ seed ‖ game_id ‖ move_number)`; the
+   `--limit` rows with the smallest keys are kept (a heap of 16 bytes a kept row). A
+   key depends on the row alone, so the choice is a uniform draw spread over games,
+   move numbers and splits, and a larger limit keeps every row a smaller one kept.
+2. **Rows** ([`run`]): the shards are read again in order (train, then val); the kept
+   rows are gathered in chunks of [`CHUNK`], each chunk's pictures and words made in
+   parallel (one painter a thread) and written in row order, so the files are the same
+   whatever the thread count. The row's task, symmetry and tactics question come from
+   the same key's other bytes.
+
+Everything is written into `DEST/.tmp-vlm/` and moved into place at the end
+([`layout::Staging`]): an interrupted export leaves DEST as it was.
+*/
+
+pub mod layout;
+pub mod text;
+
+use std::collections::BinaryHeap;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use arrow_array::types::{UInt16Type, UInt8Type};
+use arrow_array::Array;
+use rayon::prelude::*;
+
+use crate::coord::{symmetry, symmetry_index, Move, Point, NN};
+use crate::features::sample_shards;
+use crate::samples::HISTORY;
+use crate::tables::Cols;
+use crate::verify::{BoardMarkers, BoardPainter, Style};
+pub use layout::Layout;
+pub use text::{Notation, Question, Task, Templates};
+
+/// Rows whose pictures are made together (a few tens of MB of PNGs at most).
+pub const CHUNK: usize = 2048;
+
+/// Options of `kibo export vlm`.
+#[derive(Clone, Debug)]
+pub struct VlmOptions {
+    /// The folder to write.
+    pub to: PathBuf,
+    /// Parquet shards (the default) or the Qwen recipe's JSONL and PNG files.
+    pub layout: Layout,
+    /// Rows to keep; 0 keeps every row.
+    pub limit: u64,
+    /// Seed of the choice, the tasks and the symmetries.
+    pub seed: u64,
+    /// Keep only rows whose move has one of these tags (empty: every row).
+    pub tags: Vec<String>,
+    /// Pixels between two grid lines (28 for Qwen2/2.5-VL, 32 for Qwen3-VL).
+    pub cell_px: u32,
+    /// How answers and prompts write points.
+    pub notation: Notation,
+    /// Each task's share of the rows (at least one positive).
+    pub mix: Vec<(Task, f64)>,
+    /// 1 (as played) or 8 (one of the eight board symmetries a row).
+    pub symmetries: u8,
+    /// How many earlier moves the prompt lists (`{last_moves}`).
+    pub last_moves: usize,
+    /// Ring the previous move's stone.
+    pub last_move_marker: bool,
+    /// Square the ko point.
+    pub ko_marker: bool,
+    /// `<image>` in the user turn of `messages` (LLaMA-Factory, ms-swift); without it,
+    /// TRL's typed messages put the image before the first user turn.
+    pub image_tag: bool,
+    /// The prompt templates.
+    pub templates: Templates,
+    /// Rows per Parquet file or JSONL file.
+    pub rows_per_file: usize,
+    /// Memory budget in MiB (the choice's heap and the chunks must fit).
+    pub memory_mb: u64,
+    /// Show a progress bar on a terminal.
+    pub quiet: bool,
+}
+
+impl VlmOptions {
+    /// Refuses options that cannot be written, before anything is: named, with the value.
+    pub fn check(&self) -> Result<(), String> {
+        if Style::model(self.cell_px).is_none() {
+            return Err(format!(
+                "--cell-px must be an even number from {} to {} (28 for Qwen2/2.5-VL, 32 for Qwen3-VL), not {}",
+                Style::MIN_CELL,
+                Style::MAX_CELL,
+                self.cell_px
+            ));
+        }
+        if !matches!(self.symmetries, 1 | 8) {
+            return Err(format!("--symmetries must be 1 or 8, not {}", self.symmetries));
+        }
+        if self.mix.is_empty() || self.mix.iter().any(|(_, w)| !w.is_finite() || *w < 0.0) {
+            return Err("--mix needs TASK=SHARE pairs with shares of 0 or more".to_string());
+        }
+        if self.mix.iter().all(|(_, w)| *w == 0.0) {
+            return Err("--mix: at least one task needs a share above 0".to_string());
+        }
+        if self.rows_per_file == 0 {
+            return Err("--rows-per-file must be at least 1".to_string());
+        }
+        if self.last_moves > HISTORY {
+            return Err(format!("--last-moves must be at most {HISTORY}, not {}", self.last_moves));
+        }
+        for t in &self.tags {
+            if !crate::tactics::TAG_NAMES.contains(&t.as_str()) {
+                return Err(format!("--tag {t:?}: no such tag (one of {})", crate::tactics::TAG_NAMES.join(", ")));
+            }
+        }
+        let heap = self.limit.saturating_mul(24) >> 20;
+        if heap > self.memory_mb / 2 {
+            return Err(format!(
+                "--limit {} needs about {heap} MiB to choose its rows, more than half of --memory-mb {}",
+                self.limit, self.memory_mb
+            ));
+        }
+        self.templates.check()
+    }
+
+    /// The task of a row whose key's task bytes read `u` (uniform in `0..2^32`).
+    fn task_of(&self, u: u32) -> Task {
+        let total: f64 = self.mix.iter().map(|(_, w)| w).sum();
+        let x = u as f64 / 4_294_967_296.0 * total;
+        let mut acc = 0.0;
+        for (t, w) in &self.mix {
+            acc += w;
+            if x < acc {
+                return *t;
+            }
+        }
+        self.mix.iter().rev().find(|(_, w)| *w > 0.0).map(|(t, _)| *t).unwrap_or(Task::NextMove)
+    }
+}
+
+/// Parses `--mix next-move=0.8,transcribe=0.1,tactics=0.1`.
+pub fn parse_mix(s: &str) -> Result<Vec<(Task, f64)>, String> {
+    let mut v: Vec<(Task, f64)> = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (name, share) = part.split_once('=').ok_or_else(|| format!("--mix: {part:?} is not TASK=SHARE"))?;
+        let task: Task = name.trim().parse().map_err(|e| format!("--mix: {e}"))?;
+        let share: f64 = share.trim().parse().map_err(|_| format!("--mix: {share:?} is not a number"))?;
+        if v.iter().any(|(t, _)| *t == task) {
+            return Err(format!("--mix names {} twice", task.name()));
+        }
+        v.push((task, share));
+    }
+    Ok(v)
+}
+
+/// What the export wrote.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct VlmReport {
+    /// Rows written to train and val.
+    pub rows: [u64; 2],
+    /// Rows per task (`Task::ALL` order).
+    pub tasks: [u64; 3],
+    /// Tactics rows per question (atari, capture, ladder).
+    pub questions: [u64; 3],
+    /// Train and val rows the choice saw (after `--tag`).
+    pub candidates: u64,
+    /// Bytes of all pictures.
+    pub picture_bytes: u64,
+    /// Width (and height) of a picture.
+    pub picture_px: u32,
+    /// Files written (Parquet shards or JSONL files).
+    pub files: usize,
+}
+
+/// A row's key: the choice's order (bytes 0..8), symmetry (8), task (9..13), question (13).
+fn row_key(seed: u64, game_id: &str, move_number: u16) -> [u8; 16] {
+    let mut h = blake3::Hasher::new();
+    h.update(b"kibo.vlm.v1\0");
+    h.update(&seed.to_le_bytes());
+    h.update(game_id.as_bytes());
+    h.update(&move_number.to_le_bytes());
+    let mut k = [0u8; 16];
+    k.copy_from_slice(&h.finalize().as_bytes()[..16]);
+    k
+}
+
+/// The train and val shards, in the order rows are written.
+fn shards(out: &Path) -> anyhow::Result<Vec<(usize, PathBuf)>> {
+    let mut v = Vec::new();
+    for (s, name) in super::SPLITS.iter().enumerate() {
+        v.extend(sample_shards(out, Some(name))?.into_iter().map(|p| (s, p)));
+    }
+    Ok(v)
+}
+
+/// Does row `i` carry one of `tags`?
+fn has_tag(c: &Cols<'_>, i: usize, tags: &[String]) -> anyhow::Result<bool> {
+    if tags.is_empty() {
+        return Ok(true);
+    }
+    let (l, names) = c.str_list("tags")?;
+    let o = l.value_offsets();
+    Ok((o[i] as usize..o[i + 1] as usize).any(|j| tags.iter().any(|t| t == names.value(j))))
+}
+
+/// The kept rows as sorted `(shard, row)` ordinals; `None` keeps every row that passes `--tag`.
+pub type Kept = Option<Vec<(u32, u32)>>;
+
+/// Pass 1: the kept rows ([`Kept`]) and how many rows the choice saw.
+pub fn choose(out: &Path, opt: &VlmOptions) -> anyhow::Result<(Kept, u64)> {
+    let mut heap: BinaryHeap<(u64, u32, u32)> = BinaryHeap::new();
+    let mut seen = 0u64;
+    let mut cols = vec!["game_id", "move_number"];
+    if !opt.tags.is_empty() {
+        cols.push("tags");
+    }
+    for (k, (_, shard)) in shards(out)?.iter().enumerate() {
+        let mut row = 0u32;
+        crate::storage::read_parquet_columns(shard, true, Some(&cols), |b| {
+            let c = Cols::new(&b, "samples");
+            let (id, mn) = (c.str("game_id")?, c.prim::<UInt16Type>("move_number")?);
+            for i in 0..b.num_rows() {
+                let r = row + i as u32;
+                if !has_tag(&c, i, &opt.tags)? {
+                    continue;
+                }
+                seen += 1;
+                if opt.limit == 0 {
+                    continue;
+                }
+                let key = row_key(opt.seed, id.value(i), mn.value(i));
+                let score = u64::from_be_bytes(key[..8].try_into().expect("invariant: 8 bytes"));
+                if (heap.len() as u64) < opt.limit {
+                    heap.push((score, k as u32, r));
+                } else if heap.peek().is_some_and(|top| (score, k as u32, r) < *top) {
+                    heap.pop();
+                    heap.push((score, k as u32, r));
+                }
+            }
+            row += b.num_rows() as u32;
+            Ok(())
+        })?;
+    }
+    if opt.limit == 0 {
+        return Ok((None, seen));
+    }
+    let mut kept: Vec<(u32, u32)> = heap.into_iter().map(|(_, s, r)| (s, r)).collect();
+    kept.sort_unstable();
+    Ok((Some(kept), seen))
+}
+
+/// One kept row as read from the shards.
+#[derive(Clone, Debug, Default)]
+pub struct SourceRow {
+    /// 0 train, 1 val.
+    pub split: usize,
+    pub board: Vec<u8>,
+    pub to_play: u8,
+    pub ko_point: Option<u16>,
+    pub mv: u16,
+    pub move_number: u16,
+    /// The moves before, most recent first.
+    pub history: Vec<u16>,
+    pub game_id: String,
+    pub source: String,
+    pub tags: Vec<String>,
+}
+
+/// One row of the export, ready to write.
+#[derive(Clone, Debug)]
+pub struct VlmRow {
+    pub split: usize,
+    pub png: Vec<u8>,
+    /// `<game_id>-<move_number>.png`.
+    pub image_name: String,
+    pub system: Option<String>,
+    pub prompt: String,
+    pub answer: String,
+    pub task: Task,
+    pub question: Option<Question>,
+    pub to_play: u8,
+    pub symmetry: u8,
+    pub game_id: String,
+    pub move_number: u16,
+    pub source: String,
+    pub tags: Vec<String>,
+}
+
+const READ_COLUMNS: [&str; 10] =
+    ["board", "to_play", "ko_point", "move", "move_number", "history", "game_id", "source", "split", "tags"];
+
+/// Calls `f` with every kept row, in shard then row order.
+fn for_each_kept(
+    out: &Path,
+    opt: &VlmOptions,
+    kept: &Kept,
+    mut f: impl FnMut(SourceRow) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let mut next = 0usize;
+    for (k, (split, shard)) in shards(out)?.iter().enumerate() {
+        let mut row = 0u32;
+        crate::storage::read_parquet_columns(shard, true, Some(&READ_COLUMNS), |b| {
+            let c = Cols::new(&b, "samples");
+            let board = c.binary("board")?;
+            let (to_play, ko) = (c.prim::<UInt8Type>("to_play")?, c.prim::<UInt16Type>("ko_point")?);
+            let (mv, mn) = (c.prim::<UInt16Type>("move")?, c.prim::<UInt16Type>("move_number")?);
+            let (hl, hv) = c.u16_list("history")?;
+            let (id, source) = (c.str("game_id")?, c.str("source")?);
+            let (tl, tn) = c.str_list("tags")?;
+            for i in 0..b.num_rows() {
+                let r = row + i as u32;
+                let wanted = match kept {
+                    Some(v) => {
+                        let hit = v.get(next) == Some(&(k as u32, r));
+                        if hit {
+                            next += 1;
+                        }
+                        hit
+                    }
+                    None => has_tag(&c, i, &opt.tags)?,
+                };
+                if !wanted {
+                    continue;
+                }
+                let (ho, to) = (hl.value_offsets(), tl.value_offsets());
+                f(SourceRow {
+                    split: *split,
+                    board: board.value(i).to_vec(),
+                    to_play: to_play.value(i),
+                    ko_point: (!ko.is_null(i)).then(|| ko.value(i)),
+                    mv: mv.value(i),
+                    move_number: mn.value(i),
+                    history: hv[ho[i] as usize..ho[i + 1] as usize].to_vec(),
+                    game_id: id.value(i).to_string(),
+                    source: source.value(i).to_string(),
+                    tags: (to[i] as usize..to[i + 1] as usize).map(|j| tn.value(j).to_string()).collect(),
+                })?;
+            }
+            row += b.num_rows() as u32;
+            Ok(())
+        })?;
+    }
+    Ok(())
+}
+
+/// The row's picture and words (`painter` of the options' cell size).
+pub fn make_row(r: &SourceRow, opt: &VlmOptions, painter: &BoardPainter) -> anyhow::Result<VlmRow> {
+    let key = row_key(opt.seed, &r.game_id, r.move_number);
+    let sym = if opt.symmetries == 8 { key[8] % 8 } else { 0 };
+    let task = opt.task_of(u32::from_le_bytes(key[9..13].try_into().expect("invariant: 4 bytes")));
+    let question = [Question::Atari, Question::Capture, Question::Ladder][key[13] as usize % 3];
+    let cells: &[u8; NN] = r.board.as_slice().try_into().map_err(|_| anyhow::anyhow!("board is not 361 bytes"))?;
+    let mut board = [0u8; NN];
+    for (i, &c) in cells.iter().enumerate() {
+        board[symmetry_index(i as u16, sym) as usize] = c;
+    }
+    let turn = |i: u16| Move::from_index(symmetry_index(i, sym)).unwrap_or(Move::Pass);
+    let point = |m: Move| match m {
+        Move::Play(p) => Some(p),
+        Move::Pass => None,
+    };
+    let prev = r.history.first().map(|&h| turn(h)).and_then(point);
+    let marks = BoardMarkers {
+        prev_move: prev.filter(|_| opt.last_move_marker),
+        ko_point: r.ko_point.and_then(Point::from_index).map(|p| symmetry(p, sym)).filter(|_| opt.ko_marker),
+    };
+    let png = painter.png_of(&board, marks)?;
+    let last: Vec<Move> = r.history.iter().take(opt.last_moves).map(|&h| turn(h)).collect();
+    let facts = text::Facts {
+        board: &board,
+        to_play: r.to_play,
+        mv: turn(r.mv),
+        move_number: r.move_number,
+        last_moves: &last,
+        tags: &r.tags,
+    };
+    let (prompt, answer, question) = text::words(task, question, &facts, &opt.templates, opt.notation);
+    let system = (!opt.templates.system.is_empty()).then(|| text::fill(&opt.templates.system, &facts, opt.notation));
+    Ok(VlmRow {
+        split: r.split,
+        png,
+        image_name: format!("{}-{}.png", r.game_id, r.move_number),
+        system,
+        prompt,
+        answer,
+        task,
+        question,
+        to_play: r.to_play,
+        symmetry: sym,
+        game_id: r.game_id.clone(),
+        move_number: r.move_number,
+        source: r.source.clone(),
+        tags: r.tags.clone(),
+    })
+}
+
+/// Makes one chunk's rows in parallel, in order.
+fn make_chunk(rows: &[SourceRow], opt: &VlmOptions, style: Style) -> anyhow::Result<Vec<VlmRow>> {
+    thread_local! {
+        static PAINTER: std::cell::RefCell<Option<BoardPainter>> = const { std::cell::RefCell::new(None) };
+    }
+    rows.par_iter()
+        .map(|r| {
+            PAINTER.with(|cell| {
+                let mut p = cell.borrow_mut();
+                if p.as_ref().is_none_or(|p| p.style() != style) {
+                    *p = Some(BoardPainter::new(style)?);
+                }
+                make_row(r, opt, p.as_ref().expect("invariant: set above"))
+            })
+        })
+        .collect()
+}
+
+/// Runs the export (see the module docs).
+pub fn run(out: &Path, opt: &VlmOptions) -> anyhow::Result<VlmReport> {
+    opt.check().map_err(anyhow::Error::msg)?;
+    let style = Style::model(opt.cell_px).expect("invariant: checked");
+    let (kept, candidates) = choose(out, opt)?;
+    let total = kept.as_ref().map(|v| v.len() as u64).unwrap_or(candidates);
+    let mut rep = VlmReport { candidates, picture_px: style.board_px(), ..VlmReport::default() };
+    let mut staging = layout::Staging::start(&opt.to)?;
+    let mut writer = layout::Writer::new(&staging, opt)?;
+    let bar = crate::progress::Progress::new("export vlm", "rows", Some(total), opt.quiet);
+    let mut chunk: Vec<SourceRow> = Vec::with_capacity(CHUNK);
+    let mut flush = |chunk: &mut Vec<SourceRow>, rep: &mut VlmReport| -> anyhow::Result<()> {
+        for row in make_chunk(chunk, opt, style)? {
+            rep.rows[row.split] += 1;
+            rep.tasks[Task::ALL.iter().position(|t| *t == row.task).expect("invariant: a task")] += 1;
+            if let Some(q) = row.question {
+                rep.questions[q as usize] += 1;
+            }
+            rep.picture_bytes += row.png.len() as u64;
+            writer.push(row)?;
+        }
+        bar.add(chunk.len() as u64);
+        chunk.clear();
+        Ok(())
+    };
+    for_each_kept(out, opt, &kept, |r| {
+        chunk.push(r);
+        if chunk.len() == CHUNK {
+            flush(&mut chunk, &mut rep)?;
+        }
+        Ok(())
+    })
+    .with_context(|| format!("reading the samples of {}", out.display()))?;
+    flush(&mut chunk, &mut rep)?;
+    bar.finish();
+    rep.files = writer.finish(&rep)?;
+    staging.install()?;
+    Ok(rep)
+}

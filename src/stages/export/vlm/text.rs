@@ -1,0 +1,317 @@
+//! The words of a VLM row: the tasks, their prompt templates and placeholders, and the
+//! answers (docs/vlm.md, "Tasks and templates"). Every point is written through
+//! [`crate::coord`] (GTP `Q16` or SGF `pd`); nothing here converts letters itself.
+
+use crate::coord::{Move, Point, N, NN};
+use crate::engine::Board;
+
+/// What a row asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Task {
+    /// The move played next (the default).
+    NextMove,
+    /// The board as 19 text rows.
+    Transcribe,
+    /// A question answered from kibo's tags and the board: which chains are in atari,
+    /// does the move capture, is it a ladder chase.
+    Tactics,
+}
+
+impl Task {
+    /// Every task, in the order `--mix` lists them.
+    pub const ALL: [Task; 3] = [Task::NextMove, Task::Transcribe, Task::Tactics];
+
+    /// The task's name (`next-move`, `transcribe`, `tactics`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Task::NextMove => "next-move",
+            Task::Transcribe => "transcribe",
+            Task::Tactics => "tactics",
+        }
+    }
+}
+
+impl std::str::FromStr for Task {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Task, String> {
+        Task::ALL
+            .into_iter()
+            .find(|t| t.name() == s)
+            .ok_or_else(|| format!("{s:?}: expected one of next-move, transcribe, tactics"))
+    }
+}
+
+/// How points are written in prompts and answers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Notation {
+    /// GTP: `Q16`, columns A–T without I, row 1 at the bottom (the default).
+    #[default]
+    Gtp,
+    /// SGF letters: `pd`, column then row, `a` at the left and at the top.
+    Sgf,
+}
+
+impl std::str::FromStr for Notation {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Notation, String> {
+        match s {
+            "gtp" => Ok(Notation::Gtp),
+            "sgf" => Ok(Notation::Sgf),
+            _ => Err(format!("{s:?}: expected gtp or sgf")),
+        }
+    }
+}
+
+impl Notation {
+    /// `m` written in this notation; a pass is `pass` in both.
+    pub fn write(self, m: Move) -> String {
+        match (self, m) {
+            (_, Move::Pass) => "pass".to_string(),
+            (Notation::Gtp, Move::Play(p)) => p.to_gtp(),
+            (Notation::Sgf, Move::Play(p)) => p.to_sgf(),
+        }
+    }
+
+    /// Reads an answer written by [`Notation::write`] back (the tests' inverse).
+    pub fn read(self, text: &str) -> Option<Move> {
+        if text == "pass" {
+            return Some(Move::Pass);
+        }
+        match self {
+            Notation::Gtp => crate::coord::gtp_move(text).filter(|m| *m != Move::Pass),
+            Notation::Sgf if text.len() == 2 => crate::coord::sgf_move(text).ok(),
+            Notation::Sgf => None,
+        }
+    }
+}
+
+pub use crate::config::{VlmTemplates as Templates, COORDS_GTP, COORDS_SGF};
+
+/// The tactics question a row asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Question {
+    /// Which chains are in atari.
+    Atari,
+    /// Does the move capture.
+    Capture,
+    /// Is the move a ladder chase.
+    Ladder,
+}
+
+/// What a row's words are made from, after the row's symmetry.
+#[derive(Clone, Debug)]
+pub struct Facts<'a> {
+    /// The board as pictured.
+    pub board: &'a [u8; NN],
+    /// 1 black, 2 white.
+    pub to_play: u8,
+    /// The move played, as pictured.
+    pub mv: Move,
+    /// 1-based.
+    pub move_number: u16,
+    /// The moves before it, most recent first, as pictured (at most `--last-moves`).
+    pub last_moves: &'a [Move],
+    /// The move's tactical tags.
+    pub tags: &'a [String],
+}
+
+fn side_word(c: u8) -> &'static str {
+    if c == 2 {
+        "White"
+    } else {
+        "Black"
+    }
+}
+
+/// Fills `template`'s placeholders.
+pub fn fill(template: &str, f: &Facts<'_>, notation: Notation) -> String {
+    let coords = match notation {
+        Notation::Gtp => COORDS_GTP,
+        Notation::Sgf => COORDS_SGF,
+    };
+    let last = if f.last_moves.is_empty() {
+        String::new()
+    } else {
+        // The most recent move was the opponent's; colours alternate backwards.
+        let words: Vec<String> = f
+            .last_moves
+            .iter()
+            .enumerate()
+            .map(|(k, m)| {
+                let c = if k % 2 == 0 { 3 - f.to_play } else { f.to_play };
+                format!("{} {}", if c == 2 { "W" } else { "B" }, notation.write(*m))
+            })
+            .rev()
+            .collect();
+        format!(" The last moves were {}.", words.join(", "))
+    };
+    template
+        .replace("{coords}", coords)
+        .replace("{side}", side_word(f.to_play))
+        .replace("{opponent}", side_word(3 - f.to_play))
+        .replace("{move_number}", &f.move_number.to_string())
+        .replace("{last_moves}", &last)
+        .replace("{move}", &notation.write(f.mv))
+}
+
+/// The board as text: the column letters, then rows 19 to 1, each its number (two
+/// characters, right-aligned), a space and 19 of `X` black, `O` white, `.` empty.
+pub fn transcription(board: &[u8; NN]) -> String {
+    let mut out = String::with_capacity(24 * (N + 1));
+    out.push_str("   ");
+    out.extend(crate::coord::GTP_COLUMNS.iter().map(|&c| c as char));
+    for row in 0..N {
+        out.push('\n');
+        out.push_str(&format!("{:>2} ", N - row));
+        out.extend(board[row * N..(row + 1) * N].iter().map(|&c| match c {
+            1 => 'X',
+            2 => 'O',
+            _ => '.',
+        }));
+    }
+    out
+}
+
+/// The chains in atari: `B D5 D4; W Q3` (black chains first, then white; each chain's
+/// points and the chains in reading order, from the top-left), or `none`.
+pub fn atari_answer(board: &[u8; NN], notation: Notation) -> String {
+    let Ok(b) = Board::from_cells(board) else { return "none".to_string() };
+    let mut seen = [false; NN];
+    let mut chains: Vec<(u8, Vec<Point>)> = Vec::new();
+    let mut stones = Vec::new();
+    for i in 0..NN {
+        let Some(p) = Point::from_index(i as u16) else { continue };
+        if seen[i] || !matches!(board[i], 1 | 2) {
+            continue;
+        }
+        stones.clear();
+        b.chain_stones(p, &mut stones);
+        for s in &stones {
+            seen[s.index() as usize] = true;
+        }
+        if b.chain_liberties(p) == 1 {
+            let mut pts = stones.clone();
+            pts.sort_by_key(|q| q.index());
+            chains.push((board[i], pts));
+        }
+    }
+    if chains.is_empty() {
+        return "none".to_string();
+    }
+    chains.sort_by_key(|(c, pts)| (*c, pts[0].index()));
+    let words: Vec<String> = chains
+        .iter()
+        .map(|(c, pts)| {
+            let names: Vec<String> = pts.iter().map(|p| notation.write(Move::Play(*p))).collect();
+            format!("{} {}", if *c == 1 { "B" } else { "W" }, names.join(" "))
+        })
+        .collect();
+    words.join("; ")
+}
+
+/// The prompt and answer of one row.
+pub fn words(
+    task: Task,
+    question: Question,
+    f: &Facts<'_>,
+    t: &Templates,
+    notation: Notation,
+) -> (String, String, Option<Question>) {
+    let has = |tag: &str| f.tags.iter().any(|x| x == tag);
+    let yes_no = |b: bool| if b { "yes" } else { "no" }.to_string();
+    match task {
+        Task::NextMove => (fill(&t.next_move, f, notation), notation.write(f.mv), None),
+        Task::Transcribe => (fill(&t.transcribe, f, notation), transcription(f.board), None),
+        Task::Tactics => {
+            // A pass neither captures nor chases: its row asks about atari.
+            let q = if f.mv == Move::Pass { Question::Atari } else { question };
+            let (tpl, answer) = match q {
+                Question::Atari => (&t.atari, atari_answer(f.board, notation)),
+                Question::Capture => (&t.capture, yes_no(has("capture"))),
+                Question::Ladder => (&t.ladder, yes_no(has("ladder_capture"))),
+            };
+            (fill(tpl, f, notation), answer, Some(q))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pt(gtp: &str) -> Point {
+        match crate::coord::gtp_move(gtp) {
+            Some(Move::Play(p)) => p,
+            _ => panic!("{gtp}"),
+        }
+    }
+
+    #[test]
+    fn notation_round_trips_every_move() {
+        for i in 0..=crate::coord::PASS {
+            let m = Move::from_index(i).unwrap();
+            for n in [Notation::Gtp, Notation::Sgf] {
+                assert_eq!(n.read(&n.write(m)), Some(m), "{n:?} {m:?}");
+            }
+        }
+        assert_eq!(Notation::Gtp.write(Move::Play(pt("Q16"))), "Q16");
+        assert_eq!(Notation::Sgf.write(Move::Play(pt("Q16"))), "pd");
+        assert_eq!(Notation::Sgf.write(Move::Play(pt("A19"))), "aa");
+        assert_eq!(Notation::Gtp.read("I5"), None, "GTP has no I");
+    }
+
+    #[test]
+    fn transcription_has_19_at_the_top_and_a_at_the_left() {
+        let mut b = [0u8; NN];
+        b[pt("A19").index() as usize] = 1;
+        b[pt("T1").index() as usize] = 2;
+        b[pt("Q16").index() as usize] = 1;
+        let t = transcription(&b);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines.len(), 20);
+        assert_eq!(lines[0], "   ABCDEFGHJKLMNOPQRST");
+        assert_eq!(lines[1], "19 X..................");
+        assert_eq!(lines[4], "16 ...............X...", "Q is the 16th column");
+        assert_eq!(lines[19], " 1 ..................O");
+    }
+
+    #[test]
+    fn atari_lists_chains_with_one_liberty() {
+        let mut b = [0u8; NN];
+        // A white stone at A1 with black at A2: one liberty (B1); black A2 has two.
+        b[pt("A1").index() as usize] = 2;
+        b[pt("A2").index() as usize] = 1;
+        assert_eq!(atari_answer(&b, Notation::Gtp), "W A1");
+        // A black pair D5 D4 surrounded but for D3.
+        for g in ["C5", "C4", "E5", "E4", "D6"] {
+            b[pt(g).index() as usize] = 2;
+        }
+        b[pt("D5").index() as usize] = 1;
+        b[pt("D4").index() as usize] = 1;
+        assert_eq!(atari_answer(&b, Notation::Gtp), "B D5 D4; W A1");
+        assert_eq!(atari_answer(&[0; NN], Notation::Gtp), "none");
+    }
+
+    #[test]
+    fn templates_refuse_unknown_placeholders_and_fill_known_ones() {
+        let mut t = Templates::default();
+        t.check().unwrap();
+        t.next_move = "{side} {colour}".into();
+        assert!(t.check().unwrap_err().contains("{colour}"));
+        let board = [0u8; NN];
+        let last = [Move::Play(pt("Q4")), Move::Play(pt("D16"))];
+        let f = Facts {
+            board: &board,
+            to_play: 1,
+            mv: Move::Play(pt("Q16")),
+            move_number: 3,
+            last_moves: &last,
+            tags: &[],
+        };
+        let s = fill("{side}/{opponent}/{move_number}/{move}.{last_moves}", &f, Notation::Gtp);
+        assert_eq!(s, "Black/White/3/Q16. The last moves were B D16, W Q4.");
+    }
+}
