@@ -126,11 +126,19 @@ test-python: venv debs
 	$(CARGO) test --release --no-run --test integration
 	KIBO=$(KIBO) SHARED=$(SHARED) $(PY) -m pytest -q tests/python
 
-## KataGo's read_npz_training_data and train.py (b1c6nbt, CPU) on `kibo export katago` of the
-## dev corpus (tests/python/test_train_katago.py; `make test` skips them).
-test-train: venv debs
+## Extra packages of the trainer tests (TRL, transformers, torchvision, ...), installed when
+## the list changes.
+$(VENV)/.train: tests/python/requirements-train.txt $(VENV)/.ok
+	$(PY) -m pip install --quiet --disable-pip-version-check -r tests/python/requirements-train.txt
+	touch $@
+
+## The trainers on kibo's exports (`make test` skips them): KataGo's read_npz_training_data
+## and train.py (b1c6nbt, CPU) on `kibo export katago` of the dev corpus
+## (tests/python/test_train_katago.py), and TRL's SFTTrainer on a tiny Qwen2-VL built from
+## a config, on `kibo export vlm` of the embedded sample (tests/python/test_train_vlm.py).
+test-train: venv debs $(VENV)/.train
 	$(CARGO) test --release --no-run --test integration
-	KIBO=$(KIBO) SHARED=$(SHARED) $(PY) -m pytest -q -s --run-train tests/python/test_train_katago.py
+	KIBO=$(KIBO) SHARED=$(SHARED) $(PY) -m pytest -q -s --run-train tests/python/test_train_katago.py tests/python/test_train_vlm.py
 
 ## Benchmarks: print figures, assert nothing.
 bench: build venv

@@ -10,9 +10,6 @@ export's own text, Qwen2-VL's special tokens and a chat template of the same sha
 CPU for a few steps over a small fixed subset: every logged loss is finite and the loss
 falls (mean of the last 3 logged losses below the mean of the first 3).
 
-Until the kibo binary has `export vlm`, the data come from tests/python/vlm_fixture.py
-(synthetic boards in the export's exact layout); the test prints which one it used.
-
 How TRL 1.16.0 reads the rows (trl/trainer/sft_trainer.py, trl/data_utils.py):
 * a train dataset with an `images` (or `image`) column is a vision dataset: the dataset is
   not tokenized up front (`_skip_prepare_dataset`), packing and padding-free are refused,
@@ -37,14 +34,12 @@ import math
 import os
 import pathlib
 import subprocess
-import sys
 import time
 
 import pytest
 
 from conftest import ROOT
 
-HERE = pathlib.Path(__file__).resolve().parent
 CELL_PX = 28            # 21 * 28 = 588 px -> 42 x 42 patches of 14 -> 441 tokens after the 2x2 merge
 LIMIT = 64
 SEED = 1
@@ -73,29 +68,12 @@ CHAT_TEMPLATE = (
 )
 
 
-def _has_vlm_export(kibo):
-    if not os.path.exists(kibo):
-        return False
-    p = subprocess.run([kibo, "export", "vlm", "--help"], capture_output=True)
-    return p.returncode == 0
-
-
 @pytest.fixture(scope="session")
-def vlm_data(request, tmp_path_factory):
-    """`kibo export vlm` of the embedded sample (vlm_fixture.py's stand-in while the
-    binary has no `export vlm`)."""
+def vlm_data(kibo, sample_out, tmp_path_factory):
+    """`kibo export vlm` of the embedded sample."""
     dest = tmp_path_factory.mktemp("vlm") / "data"
-    kibo = os.environ.get("KIBO", os.path.expanduser("~/.cache/kibo-target/release/kibo"))
-    if _has_vlm_export(kibo):
-        out = request.getfixturevalue("sample_out")
-        subprocess.run([kibo, "export", "vlm", "--out", str(out), "--to", str(dest), "--limit", str(LIMIT),
-                        "--cell-px", str(CELL_PX), "--seed", str(SEED), "--no-image-tag"], cwd=ROOT, check=True)
-        print(f"\nvlm data: `{kibo} export vlm` of the embedded sample")
-    else:
-        sys.path.insert(0, str(HERE))
-        import vlm_fixture
-        vlm_fixture.write(dest, rows=LIMIT, cell_px=CELL_PX, seed=SEED, image_tag=False)
-        print(f"\nvlm data: tests/python/vlm_fixture.py (synthetic boards; {kibo} has no `export vlm`)")
+    subprocess.run([kibo, "export", "vlm", "--out", str(sample_out), "--to", str(dest), "--limit", str(LIMIT),
+                    "--cell-px", str(CELL_PX), "--seed", str(SEED), "--no-image-tag", "-q"], cwd=ROOT, check=True)
     return dest
 
 
@@ -151,7 +129,8 @@ def test_sft_trainer_trains_qwen2_vl(vlm_data, tmp_path):
     from PIL import Image
 
     ds = datasets.load_dataset(str(vlm_data), cache_dir=str(tmp_path / "hf-cache"))
-    assert set(ds) == {"train", "validation"}, ds
+    # The embedded sample's games fall in train and test only: no validation split.
+    assert set(ds) == {"train"}, ds
     row = ds["train"][0]
     assert isinstance(row["images"], list) and len(row["images"]) == 1, row["images"]
     img = row["images"][0]

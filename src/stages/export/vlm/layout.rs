@@ -312,10 +312,15 @@ impl ParquetSplit {
         Ok(())
     }
 
-    /// Writes what is pending and closes; a split without rows gets one empty file, so
-    /// readers find the schema.
-    fn finish(mut self, opt: &VlmOptions) -> anyhow::Result<usize> {
+    /// Writes what is pending and closes. A split without rows has no folder (a reader
+    /// that infers splits from folders would find an empty one and fail), except train
+    /// when no split has rows: one empty file, so readers find the schema.
+    fn finish(mut self, opt: &VlmOptions, keep_empty: bool) -> anyhow::Result<usize> {
         self.write(opt)?;
+        if self.files == 0 && !keep_empty {
+            std::fs::remove_dir(&self.dir).with_context(|| format!("removing {}", self.dir.display()))?;
+            return Ok(0);
+        }
         if self.files == 0 {
             self.open()?;
             let (w, _) = self.current.as_mut().expect("invariant: opened above");
@@ -425,8 +430,9 @@ impl Writer {
         let (files, opt, root) = match self.0 {
             Splits::Parquet(v, opt, root) => {
                 let mut n = 0;
-                for s in v {
-                    n += s.finish(&opt)?;
+                let none = rep.rows.iter().all(|&r| r == 0);
+                for (k, s) in v.into_iter().enumerate() {
+                    n += s.finish(&opt, k == 0 && none)?;
                 }
                 (n, opt, root)
             }
