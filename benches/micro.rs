@@ -49,6 +49,12 @@
 //!   The library may encode columns in parallel on rayon's global pool; for a one-core
 //!   figure run with `RAYON_NUM_THREADS=1`.
 //!
+//! * `vlm_picture_32`, `vlm_picture_28`: `verify::BoardPainter::png_of` (the picture of
+//!   `kibo export vlm`: squares copied into the palette rows, then the PNG encoded) of the
+//!   4,096 `position_hash` positions, each with its ko point marked, at 32- and 28-px
+//!   cells. Read `item/s`: pictures per second on one core, and `B/s` / `item/s`: bytes
+//!   a picture (also printed before the table).
+//!
 //! Filter as usual: `cargo bench --bench micro -- dedup parquet`.
 use std::path::Path;
 use std::sync::LazyLock;
@@ -94,6 +100,10 @@ fn main() {
         p.bytes as f64 / p.rows.max(1) as f64,
         p.games
     );
+    for cell in [32, 28] {
+        let (n, bytes) = vlm_pictures(cell);
+        println!("vlm_picture_{cell}: {n} pictures, {:.0} bytes a picture", bytes as f64 / n as f64);
+    }
     divan::main();
 }
 
@@ -479,4 +489,29 @@ fn score_game(bencher: Bencher) {
     bencher.counter(ItemsCount::new(games.len())).bench_local(|| {
         games.iter().filter(|g| kibo::stages::filter::score_game(black_box(g), &[], &[], None).is_some()).count()
     });
+}
+
+/// Every `HASH_SET` position's picture at `cell`-px cells: (pictures, bytes).
+fn vlm_pictures(cell: u32) -> (usize, usize) {
+    let painter = kibo::verify::BoardPainter::new(kibo::verify::Style::model(cell).expect("a model cell size"))
+        .expect("the painter draws");
+    let mut bytes = 0;
+    for (board, _, ko) in HASH_SET.iter() {
+        let marks =
+            kibo::verify::BoardMarkers { prev_move: None, ko_point: ko.and_then(kibo::coord::Point::from_index) };
+        bytes += black_box(painter.png_of(board, marks).expect("PNG")).len();
+    }
+    (HASH_SET.len(), bytes)
+}
+
+#[divan::bench(sample_count = SAMPLES, sample_size = 1)]
+fn vlm_picture_32(bencher: Bencher) {
+    let n = HASH_SET.len();
+    bencher.counter(ItemsCount::new(n)).bench(|| vlm_pictures(32));
+}
+
+#[divan::bench(sample_count = SAMPLES, sample_size = 1)]
+fn vlm_picture_28(bencher: Bencher) {
+    let n = HASH_SET.len();
+    bencher.counter(ItemsCount::new(n)).bench(|| vlm_pictures(28));
 }

@@ -259,6 +259,10 @@ struct SampleArgs {
     /// Highest rank of the side to move.
     #[arg(long)]
     max_rank: Option<crate::sgf::Rank>,
+    /// Instead of the samples: rows of the VLM set in this folder (`kibo export vlm
+    /// --to DEST`), exactly as the model sees them, in DIR/verify/vlm/.
+    #[arg(long, value_name = "DEST")]
+    vlm: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -645,6 +649,16 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         }
         Cmd::Sample(a) => {
             let r = resolve(&a.common, &[], None)?;
+            if let Some(dest) = &a.vlm {
+                if a.split.is_some() || a.tag.is_some() || a.min_rank.is_some() || a.max_rank.is_some() {
+                    return setup("--vlm draws from the exported rows: --split, --tag and the ranks do not apply");
+                }
+                let n = a.n.unwrap_or(r.cfg.pipeline.verify_samples);
+                let seed = a.seed.unwrap_or(r.cfg.pipeline.seed);
+                let k = crate::stages::sample::run_vlm(&r.out, dest, n, seed)?;
+                eprintln!("sample: {k} rows of {} written to {}", dest.display(), r.out.join("verify/vlm").display());
+                return Ok(Exit::Ok as i32);
+            }
             if !r.out.join("samples").is_dir() {
                 return setup(format!(
                     "{} has no samples table: run `kibo split` (or `kibo run`) first",

@@ -9,7 +9,9 @@ tag, rank range) apply before the draw.
 */
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
 
 use arrow_array::types::{Int16Type, UInt16Type, UInt32Type, UInt8Type};
 use arrow_array::Array;
@@ -17,7 +19,7 @@ use arrow_array::Array;
 use crate::coord::{Move, Point, NN};
 use crate::storage::read_table;
 use crate::tables::Cols;
-use crate::verify::VerifySample;
+use crate::verify::{VerifySample, VlmView};
 
 /// What to draw.
 #[derive(Clone, Debug, Default)]
@@ -175,4 +177,160 @@ pub fn run(out: &Path, opt: &SampleOptions) -> anyhow::Result<usize> {
     std::fs::create_dir_all(&dir)?;
     crate::verify::write_export(&dir, &samples)?;
     Ok(samples.len())
+}
+
+/// Draws `n` rows of the VLM set in `dest` (either layout of `kibo export vlm`) and writes
+/// their eye check into `DIR/verify/vlm/` ([`crate::verify::write_vlm_export`]): the rows
+/// with the smallest `blake3("kibo.sample.vlm.v1" ‖ seed ‖ game_id ‖ move_number)`, in
+/// that order. Returns how many rows were written.
+pub fn run_vlm(out: &Path, dest: &Path, n: usize, seed: u64) -> anyhow::Result<usize> {
+    let mut best: BTreeMap<[u8; 16], VlmView> = BTreeMap::new();
+    let mut offer = |v: VlmView| {
+        let mut h = blake3::Hasher::new();
+        h.update(b"kibo.sample.vlm.v1\0");
+        h.update(&seed.to_le_bytes());
+        h.update(v.game_id.as_bytes());
+        h.update(&v.move_number.to_le_bytes());
+        let mut k = [0u8; 16];
+        k.copy_from_slice(&h.finalize().as_bytes()[..16]);
+        if best.len() < n || best.last_key_value().is_some_and(|(last, _)| k < *last) {
+            best.insert(k, v);
+            if best.len() > n {
+                best.pop_last();
+            }
+        }
+    };
+    let jsonl: Vec<PathBuf> =
+        ["train.jsonl", "val.jsonl"].iter().map(|f| dest.join(f)).filter(|p| p.is_file()).collect();
+    if !jsonl.is_empty() {
+        for path in jsonl {
+            let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+            let split = if path.ends_with("val.jsonl") { "val" } else { "train" };
+            for (k, line) in text.lines().enumerate() {
+                offer(qwen_view(dest, line, split).with_context(|| format!("{} line {}", path.display(), k + 1))?);
+            }
+        }
+    } else {
+        let mut found = false;
+        for split in ["train", "val"] {
+            let dir = dest.join(split);
+            if !dir.is_dir() {
+                continue;
+            }
+            found = true;
+            crate::storage::read_parquet_columns(&dir, false, Some(&VLM_COLUMNS), |b| {
+                for v in parquet_views(&b)? {
+                    offer(v);
+                }
+                Ok(())
+            })?;
+        }
+        anyhow::ensure!(
+            found,
+            "{} holds no VLM set (train/, val/ or train.jsonl): run `kibo export vlm` first",
+            dest.display()
+        );
+    }
+    let mut rows: Vec<VlmView> = best.into_values().collect();
+    for (i, r) in rows.iter_mut().enumerate() {
+        r.id = i + 1;
+    }
+    crate::verify::write_vlm_export(&out.join("verify").join("vlm"), &rows, dest)?;
+    Ok(rows.len())
+}
+
+const VLM_COLUMNS: [&str; 9] =
+    ["images", "messages", "task", "question", "game_id", "move_number", "source", "split", "symmetry"];
+
+/// Width of a PNG from its header (0 if it is not one).
+fn png_width(png: &[u8]) -> u32 {
+    png.get(16..20).map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]])).unwrap_or(0)
+}
+
+/// The task as the page names it: `tactics (atari)` for a tactics row.
+fn task_name(task: &str, question: Option<&str>) -> String {
+    match question {
+        Some(q) => format!("{task} ({q})"),
+        None => task.to_string(),
+    }
+}
+
+/// The rows of one batch of the Parquet layout.
+fn parquet_views(b: &arrow_array::RecordBatch) -> anyhow::Result<Vec<VlmView>> {
+    use arrow_array::{BinaryArray, ListArray, StringArray, StructArray};
+    let c = Cols::new(b, "vlm");
+    let list_struct = |name: &str| -> anyhow::Result<(&ListArray, &StructArray)> {
+        let l = c.list(name)?;
+        let s = l
+            .values()
+            .as_any()
+            .downcast_ref::<StructArray>()
+            .with_context(|| format!("{name}: not a list of structs"))?;
+        Ok((l, s))
+    };
+    let field = |s: &StructArray, i: usize| -> anyhow::Result<StringArray> {
+        Ok(s.column(i).as_any().downcast_ref::<StringArray>().context("expected a string field")?.clone())
+    };
+    let (il, is) = list_struct("images")?;
+    let bytes = is.column(0).as_any().downcast_ref::<BinaryArray>().context("images.bytes: not binary")?;
+    let (ml, ms) = list_struct("messages")?;
+    let (roles, contents) = (field(ms, 0)?, field(ms, 1)?);
+    let (task, question, id, source, split) =
+        (c.str("task")?, c.str("question")?, c.str("game_id")?, c.str("source")?, c.str("split")?);
+    let mn = c.prim::<UInt16Type>("move_number")?;
+    let sym = c.prim::<UInt8Type>("symmetry")?;
+    let mut v = Vec::with_capacity(b.num_rows());
+    for i in 0..b.num_rows() {
+        let png = bytes.value(il.value_offsets()[i] as usize).to_vec();
+        let turns: Vec<(String, String)> =
+            list_range(ml, i).map(|j| (roles.value(j).to_string(), contents.value(j).to_string())).collect();
+        let (answer, turns) = match turns.split_last() {
+            Some(((role, text), rest)) if role == "assistant" => (text.clone(), rest.to_vec()),
+            _ => anyhow::bail!("row {i}: the last turn is not the assistant's"),
+        };
+        v.push(VlmView {
+            id: 0,
+            width: png_width(&png),
+            png,
+            turns,
+            answer,
+            task: task_name(task.value(i), (!question.is_null(i)).then(|| question.value(i))),
+            game_id: id.value(i).to_string(),
+            move_number: mn.value(i) as u32,
+            source: source.value(i).to_string(),
+            split: split.value(i).to_string(),
+            symmetry: sym.value(i),
+        });
+    }
+    Ok(v)
+}
+
+/// One line of the Qwen layout's JSONL, its picture read from `dest`.
+fn qwen_view(dest: &Path, line: &str, split: &str) -> anyhow::Result<VlmView> {
+    let j: serde_json::Value = serde_json::from_str(line)?;
+    let s = |k: &str| j.get(k).and_then(|v| v.as_str()).map(str::to_string);
+    let image = s("image").context("no \"image\"")?;
+    let png = std::fs::read(dest.join(&image)).with_context(|| format!("reading {image}"))?;
+    let conv = j.get("conversations").and_then(|c| c.as_array()).context("no \"conversations\"")?;
+    let mut turns: Vec<(String, String)> = conv
+        .iter()
+        .map(|t| {
+            let get = |k: &str| t.get(k).and_then(|v| v.as_str()).unwrap_or_default().to_string();
+            (get("from"), get("value"))
+        })
+        .collect();
+    let (_, answer) = turns.pop().context("no turns")?;
+    Ok(VlmView {
+        id: 0,
+        width: png_width(&png),
+        png,
+        turns,
+        answer,
+        task: task_name(&s("task").unwrap_or_default(), j.get("question").and_then(|q| q.as_str())),
+        game_id: s("game_id").unwrap_or_default(),
+        move_number: j.get("move_number").and_then(|m| m.as_u64()).unwrap_or(0) as u32,
+        source: s("source").unwrap_or_default(),
+        split: split.to_string(),
+        symmetry: j.get("symmetry").and_then(|m| m.as_u64()).unwrap_or(0) as u8,
+    })
 }

@@ -25,6 +25,7 @@ mod model;
 mod render;
 mod sample;
 mod text;
+mod vlm_page;
 
 #[cfg(test)]
 mod tests;
@@ -36,6 +37,7 @@ pub use render::{point_pixel, render_png, render_svg, BoardMarkers, Style, IMAGE
 use sample::{file_stem, sample_json};
 pub use sample::{mini_sgf, VerifySample};
 pub use text::text_diagram;
+pub use vlm_page::{vlm_page, vlm_stem, VlmView};
 
 /// Extensions of the per-sample files.
 const SAMPLE_EXTS: [&str; 5] = ["png", "svg", "txt", "sgf", "json"];
@@ -81,7 +83,27 @@ pub fn write_export(dir: &Path, samples: &[VerifySample]) -> std::io::Result<()>
         }
     }
     write_atomic(dir, "index.html", html_page(samples).as_bytes())?;
-    remove_stale(dir, &written)?;
+    remove_stale(dir, "sample-", &SAMPLE_EXTS, &written)?;
+    Ok(())
+}
+
+/// Writes the eye check of a VLM set into `dir` (created if missing): per row
+/// `vlm-NN.png` (the stored picture's bytes) and `vlm-NN.json` (its turns, answer and
+/// provenance), then `index.html` ([`vlm_page`]); atomically per file, as
+/// [`write_export`], and `vlm-*` files of an earlier, larger check are removed.
+pub fn write_vlm_export(dir: &Path, rows: &[VlmView], dest: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let mut written: Vec<String> = Vec::new();
+    for r in rows {
+        let stem = vlm_stem(r.id);
+        let json = serde_json::to_string_pretty(r).map_err(std::io::Error::other)? + "\n";
+        for (name, bytes) in [(format!("{stem}.png"), r.png.clone()), (format!("{stem}.json"), json.into_bytes())] {
+            write_atomic(dir, &name, &bytes)?;
+            written.push(name);
+        }
+    }
+    write_atomic(dir, "index.html", vlm_page(rows, dest).as_bytes())?;
+    remove_stale(dir, "vlm-", &["png", "json"], &written)?;
     Ok(())
 }
 
@@ -97,14 +119,15 @@ fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
     result
 }
 
-/// Is `name` a file this module writes per sample (`sample-<digits>.<ext>`)?
-fn is_sample_file(name: &str) -> bool {
-    let Some(rest) = name.strip_prefix("sample-") else { return false };
+/// Is `name` a file this module writes per row (`<prefix><digits>.<ext>`)?
+fn is_row_file(name: &str, prefix: &str, exts: &[&str]) -> bool {
+    let Some(rest) = name.strip_prefix(prefix) else { return false };
     let Some((num, ext)) = rest.split_once('.') else { return false };
-    !num.is_empty() && num.bytes().all(|b| b.is_ascii_digit()) && SAMPLE_EXTS.contains(&ext)
+    !num.is_empty() && num.bytes().all(|b| b.is_ascii_digit()) && exts.contains(&ext)
 }
 
-fn remove_stale(dir: &Path, written: &[String]) -> std::io::Result<()> {
+fn remove_stale(dir: &Path, prefix: &str, exts: &[&str], written: &[String]) -> std::io::Result<()> {
+    let is_sample_file = |name: &str| is_row_file(name, prefix, exts);
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         let name = entry.file_name();

@@ -219,3 +219,56 @@ def test_review_page(browser, verify_dir, tmp_path):
 
     assert errors == [], errors
     context.close()
+
+
+@pytest.fixture(scope="module")
+def vlm_verify_dir(kibo, sample_out, tmp_path_factory):
+    """`kibo export vlm` of the embedded sample (every task, symmetries), then
+    `kibo sample --vlm`: OUT/verify/vlm/."""
+    tmp = tmp_path_factory.mktemp("vlm-review")
+    dest, out = tmp / "vlm", tmp / "out"
+    subprocess.run([kibo, "export", "vlm", "--out", str(sample_out), "--to", str(dest), "--limit", "300", "--seed", "2",
+                    "--mix", "next-move=2,transcribe=1,tactics=1", "--symmetries", "8", "-q"], check=True)
+    subprocess.run([kibo, "sample", "--out", str(out), "--vlm", str(dest)], cwd=ROOT, check=True, capture_output=True)
+    return dest, out / "verify" / "vlm"
+
+
+def test_vlm_review_page_shows_the_rows_as_the_model_sees_them(browser, vlm_verify_dir):
+    import pyarrow.parquet as pq
+
+    dest, d = vlm_verify_dir
+    stored = {(r["game_id"], r["move_number"]): r
+              for r in pq.read_table(dest / "train").to_pylist()}
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(f"pageerror: {exc}"))
+    page.goto((d / "index.html").as_uri())
+    page.wait_for_load_state("load")
+    assert errors == [], errors
+    rows = page.locator("section.row")
+    assert rows.count() == 20
+    tasks = set()
+    for i in range(20):
+        row = rows.nth(i)
+        meta = json.loads((d / f"vlm-{i + 1:02}.json").read_text())
+        r = stored[(meta["game_id"], meta["move_number"])]
+        # The picture on the page is the stored PNG, drawn at its own size and loaded.
+        img = row.locator("img")
+        size = img.evaluate("e => [e.complete, e.naturalWidth, e.naturalHeight, e.width]")
+        assert size == [True, 672, 672, 672], size
+        assert (d / f"vlm-{i + 1:02}.png").read_bytes() == r["images"][0]["bytes"]
+        # The turns are the stored text; the answer is hidden until opened.
+        user = [m["content"] for m in r["messages"] if m["role"] == "user"][0]
+        assert row.locator(".turn.user pre").inner_text() == user
+        answer = row.locator("details.answer")
+        assert not answer.evaluate("e => e.open")
+        assert not answer.locator("pre").is_visible()
+        answer.locator("summary").click()
+        assert answer.locator("pre").is_visible()
+        assert answer.locator("pre").inner_text() == r["answer"]
+        tasks.add(r["task"])
+    assert tasks == {"next-move", "transcribe", "tactics"}
+    if os.environ.get("REVIEW_SCREENSHOT"):
+        page.screenshot(path=os.environ["REVIEW_SCREENSHOT"].replace(".png", "-vlm.png"), full_page=False)
+    context.close()

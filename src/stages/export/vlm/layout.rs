@@ -30,29 +30,8 @@ use parquet::file::properties::WriterProperties;
 use parquet::schema::types::ColumnPath;
 use serde_json::json;
 
-use super::{VlmOptions, VlmReport, VlmRow};
-
-/// Which files the export writes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Layout {
-    /// Parquet shards with PNG bytes (datasets, LLaMA-Factory, ms-swift, TRL).
-    #[default]
-    Parquet,
-    /// PNG files and JSONL in the Qwen-VL fine-tuning recipe's format.
-    Qwen,
-}
-
-impl std::str::FromStr for Layout {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Layout, String> {
-        match s {
-            "parquet" => Ok(Layout::Parquet),
-            "qwen" => Ok(Layout::Qwen),
-            _ => Err(format!("{s:?}: expected parquet or qwen")),
-        }
-    }
-}
+use super::options::{Layout, VlmOptions, VlmReport, VlmRow};
+use super::text::{Notation, Task};
 
 /// The names the export owns in DEST (either layout's): an export replaces them all.
 const OWNED: [&str; 8] =
@@ -513,7 +492,7 @@ fn summary(opt: &VlmOptions, rep: &VlmReport, files: usize) -> serde_json::Value
         "templates": opt.templates,
         "candidates": rep.candidates,
         "rows": {"train": rep.rows[0], "val": rep.rows[1]},
-        "tasks": super::Task::ALL.iter().zip(rep.tasks).map(|(t, n)| (t.name().to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
+        "tasks": Task::ALL.iter().zip(rep.tasks).map(|(t, n)| (t.name().to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
         "questions": {"atari": rep.questions[0], "capture": rep.questions[1], "ladder": rep.questions[2]},
         "picture_bytes_mean": rep.picture_bytes.checked_div(rows).unwrap_or(0),
         "files": files,
@@ -545,8 +524,8 @@ the picture's geometry and the templates in kibo's docs/vlm.md.\n",
         val = rep.rows[1],
         cell = opt.cell_px,
         notation = match opt.notation {
-            super::Notation::Gtp => "GTP",
-            super::Notation::Sgf => "SGF",
+            Notation::Gtp => "GTP",
+            Notation::Sgf => "SGF",
         },
         layout = serde_json::to_value(opt.layout).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
         seed = opt.seed,
