@@ -73,10 +73,10 @@ pub fn vlm_page(rows: &[VlmView], dest: &Path) -> String {
             let _ =
                 write!(out, "<div class=\"turn {role}\"><b>{role}</b><pre>{}</pre></div>", esc(text), role = esc(role));
         }
-        let _ = write!(
+        let _ = writeln!(
             out,
             "<details class=\"answer\"><summary>assistant: show the answer</summary><pre>{}</pre></details>\
-             </div></div></section>\n",
+             </div></div></section>",
             esc(&r.answer)
         );
     }
