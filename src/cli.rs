@@ -199,7 +199,7 @@ struct PartArgs {
 
 #[derive(Args, Debug)]
 struct ConvertArgs {
-    /// The record file.
+    /// The record file, or a folder: every record file under it (.sgf .gib .ngf .ugf .ugi).
     file: PathBuf,
     /// Output format (only `sgf`).
     #[arg(long, default_value = "sgf")]
@@ -458,24 +458,51 @@ fn pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
     rayon::ThreadPoolBuilder::new().num_threads(threads).stack_size(8 << 20).build().context("starting worker threads")
 }
 
-/// `kibo convert`: 0 every game written, 1 some games of the file could not be read
-/// (named on stderr), 2 a usage error or no game at all.
+/// `kibo convert`: 0 every game written, 1 some games (or files of a folder) could not be
+/// read (named on stderr), 2 a usage error or no game at all.
 fn convert(a: &ConvertArgs) -> anyhow::Result<i32> {
     if a.to != "sgf" {
         return setup(format!("--to must be sgf, not {:?}", a.to));
     }
-    let done = crate::stages::convert::convert(&a.file, a.out.as_deref()).map_err(|e| SetupError(format!("{e:#}")))?;
-    for (i, e) in &done.failed {
-        eprintln!("convert: {} game {i}: {e}", a.file.display());
+    if !a.file.exists() {
+        return setup(format!("{}: no such file or folder", a.file.display()));
     }
-    if done.written.is_empty() && done.text.is_empty() {
+    let results = if a.file.is_dir() {
+        crate::stages::convert::convert_folder(&a.file, a.out.as_deref()).map_err(|e| SetupError(format!("{e:#}")))?
+    } else {
+        vec![(a.file.clone(), crate::stages::convert::convert(&a.file, a.out.as_deref()))]
+    };
+    if results.is_empty() {
+        return setup(format!("{}: no record files (.sgf .gib .ngf .ugf .ugi) in this folder", a.file.display()));
+    }
+    let (mut games, mut failed) = (0usize, false);
+    for (file, done) in &results {
+        let done = match done {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("convert: {e:#}");
+                failed = true;
+                continue;
+            }
+        };
+        for (i, e) in &done.failed {
+            eprintln!("convert: {} game {i}: {e}", file.display());
+            failed = true;
+        }
+        if done.written.is_empty() && done.text.is_empty() {
+            eprintln!("convert: {}: no game could be read", file.display());
+            failed = true;
+        }
+        games += done.games;
+        print!("{}", done.text);
+        for p in &done.written {
+            eprintln!("convert: wrote {}", p.display());
+        }
+    }
+    if games == 0 {
         return setup(format!("{}: no game could be read", a.file.display()));
     }
-    print!("{}", done.text);
-    for p in &done.written {
-        eprintln!("convert: wrote {}", p.display());
-    }
-    Ok(if done.failed.is_empty() { Exit::Ok } else { Exit::SomeUnreadable } as i32)
+    Ok(if failed { Exit::SomeUnreadable } else { Exit::Ok } as i32)
 }
 
 /// The output folder of an export, checked to hold `tables`, with its settings.

@@ -106,6 +106,37 @@ fn convert_prints_to_stdout_and_refuses_other_targets() {
 }
 
 #[test]
+fn convert_takes_a_folder_and_names_a_missing_path() {
+    let Some(dir) = shared("formats") else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("conv");
+    let o = run(&["convert", dir.to_str().unwrap(), "--to", "sgf", "--out", out.to_str().unwrap()]);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+    // Every record file under the folder has its games in the same relative folder.
+    let mut expected = 0;
+    for e in walkdir::WalkDir::new(&dir) {
+        let e = e.unwrap();
+        let ext = e.path().extension().map(|x| x.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+        if e.file_type().is_file() && ["sgf", "gib", "ngf", "ugf", "ugi"].contains(&ext.as_str()) {
+            expected += 1;
+            let rel = e.path().parent().unwrap().strip_prefix(&dir).unwrap();
+            let written = std::fs::read_dir(out.join(rel)).map(|d| d.count()).unwrap_or(0);
+            assert!(written > 0, "nothing written for {}", e.path().display());
+        }
+    }
+    assert!(expected > 3, "the formats corpus has record files");
+    let missing = tmp.path().join("nope");
+    let o = run(&["convert", missing.to_str().unwrap(), "--to", "sgf"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no such file or folder"), "{}", stderr(&o));
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let o = run(&["convert", empty.to_str().unwrap(), "--to", "sgf"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no record files"), "{}", stderr(&o));
+}
+
+#[test]
 fn records_inside_an_archive_read_like_the_files() {
     let Some(dir) = shared("formats") else { return };
     let tmp = tempfile::tempdir().unwrap();

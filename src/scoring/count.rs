@@ -202,7 +202,24 @@ pub fn count(
     Score::from_parts(rules, komi, handicap, terr, [prisoners_black, prisoners_white], dead_stones, stones, undecided)
 }
 
+/// A margin (Black's points minus White's) as a record writes the result: `B+3.5`,
+/// `W+4.5`, `0` (a draw).
+pub fn result_text(margin: f32) -> String {
+    if margin > 0.0 {
+        format!("B+{margin:.1}")
+    } else if margin < 0.0 {
+        format!("W+{:.1}", -margin)
+    } else {
+        "0".to_string()
+    }
+}
+
 impl Score {
+    /// The count's result as a record writes it: `B+3.5`, `W+4.5`, or `0` for a draw.
+    pub fn result_text(&self) -> String {
+        result_text(self.margin)
+    }
+
     /// The score of these parts (see [`count()`] for what each counts): territory rules
     /// `black = territory + prisoners + dead white stones`, area rules `black = stones +
     /// territory`; White adds `komi` (when finite) and, under area rules with

@@ -601,9 +601,9 @@ pub fn undecided_reason(score: &Score, j: &Judgement, check: ScoreCheck, winner_
     }
     let u = score.undecided_points;
     let swing = format!(
-        "{u} undecided point{} could move the count B{:+.1} by up to {}",
+        "{u} undecided point{} could move the count {} by up to {}",
         if u == 1 { "" } else { "s" },
-        score.margin,
+        score.result_text(),
         2 * u
     );
     Some(match j.unsettled_summary() {

@@ -53,9 +53,11 @@ Go game records from parsed trees: [`read_games`] is the entry point of the SGF 
   guess). Unreadable komi → `komi = None`, `komi_raw` kept.
 * **Fox conventions by content**, whatever the `AP`: `HA[1]` is an even game without
   komi, read as handicap 0 (`quirks.fox_handicap_one`); `KM[0]` in an even game (no `HA`
-  ≥ 2, no setup stones) is Fox's 6.5 (`quirks.fox_komi_zero`) when an `AP` names
-  `foxwq` or the result's margin has a half point, which komi 0 cannot give (the yenw
-  Fox files say `AP[YuanYu]` and carry `B+2.5` with `KM[0]`); `komi_raw` stays `0`.
+  ≥ 2, no setup stones) is Fox's 6.5 (`quirks.fox_komi_zero`), whatever the result,
+  when the record is Fox's: an `AP` names `foxwq`, or two of the Fox client's `AP[YuanYu]`,
+  Fox's `TC` and `TT`, and a rank spelled `段`/`级` (`quirks.fox_by_content`; the yenw
+  Fox files say `AP[YuanYu]`); or when the result's margin has a half point, which komi
+  0 cannot give. `komi_raw` stays `0`.
 * **Text fields** are SimpleText-decoded and trimmed; empty → `None`. A bad text field
   never rejects a game. `source_copyright` is `SO` and `CP` joined by `"; "`.
 * **Dates**: `date` is the raw `DT`; `date_iso` the first date found in it: `YYYY-MM-DD`,
@@ -144,6 +146,8 @@ pub struct Quirks {
     pub game_info_after_root: bool,
     /// Fox's `KM[0]` in an even game read as 6.5 (see the module docs).
     pub fox_komi_zero: bool,
+    /// A Fox record told by its content without `AP[foxwq]` (see the module docs).
+    pub fox_by_content: bool,
     /// `HA[1]` (an even game without komi, as Fox and Cyberoro write it) read as no handicap.
     pub fox_handicap_one: bool,
     /// The komi cannot be known (a Tygem record with a non-zero `DUM`).
@@ -182,6 +186,7 @@ impl Quirks {
             ("size_compose", self.size_compose),
             ("game_info_after_root", self.game_info_after_root),
             ("fox_komi_zero", self.fox_komi_zero),
+            ("fox_by_content", self.fox_by_content),
             ("fox_handicap_one", self.fox_handicap_one),
             ("komi_unknown", self.komi_unknown),
             ("move_count_mismatch", self.move_count_mismatch),
@@ -430,7 +435,9 @@ const GN: usize = 12;
 const AP: usize = 13;
 const SO: usize = 14;
 const CP: usize = 15;
-const SLOTS: usize = 16;
+const TC: usize = 16;
+const TT: usize = 17;
+const SLOTS: usize = 18;
 
 fn slot_of(ident: &str) -> Option<usize> {
     Some(match ident {
@@ -450,6 +457,8 @@ fn slot_of(ident: &str) -> Option<usize> {
         "AP" => AP,
         "SO" => SO,
         "CP" => CP,
+        "TC" => TC,
+        "TT" => TT,
         _ => return None,
     })
 }
@@ -469,7 +478,8 @@ pub fn game_from_tree(tree: &Tree<'_>, index: usize, charset: &'static str) -> R
     let (komi, komi_raw) = read_komi(first(KM), info[AP], &mut q);
     let handicap = read_handicap(first(HA), line.setup_black.len(), &mut q);
     let result = first(RE).map(parse_result).unwrap_or_else(GameResult::none);
-    let (komi, handicap) = fox_fixes(komi, handicap, &result, is_fox(info[AP]), line.setup_black.is_empty(), &mut q);
+    let fox = fox_evidence(&info, &mut q);
+    let (komi, handicap) = fox_fixes(komi, handicap, &result, fox, line.setup_black.is_empty(), &mut q);
     let date = text(DT);
     let date_iso = date.as_deref().and_then(iso_date);
     let source_copyright = join_source_copyright(text(SO), text(CP));
@@ -751,13 +761,40 @@ fn start_position(board: &[u8; 361]) -> (Vec<Point>, Vec<Point>) {
 
 /// Some `AP` value names Fox (`foxwq`).
 fn is_fox(ap: Option<PropRef<'_, '_>>) -> bool {
-    ap.is_some_and(|p| p.values.iter().any(|v| v.to_ascii_lowercase().contains("foxwq")))
+    ap_names(ap, "foxwq")
+}
+
+/// Some `AP` value contains `name` (ASCII case ignored).
+fn ap_names(ap: Option<PropRef<'_, '_>>, name: &str) -> bool {
+    ap.is_some_and(|p| p.values.iter().any(|v| v.to_ascii_lowercase().contains(name)))
+}
+
+/// Is this a Fox (野狐) record, told by what it holds? An `AP` naming `foxwq` is enough.
+/// Otherwise two of three: the application Fox's client writes (`AP[YuanYu]`), Fox's own
+/// time properties (`TC` and `TT` both), and a rank spelled as Fox spells it (`BR`/`WR`
+/// ending in 段 or 级, `P9段`, `15级`). KGS writes `5d`/`3k` and `TM`/`OT`, GNU Go neither:
+/// their no-komi games stay at 0. A record recognised without `foxwq` is flagged
+/// `fox_by_content`.
+fn fox_evidence(info: &[Option<PropRef<'_, '_>>; SLOTS], q: &mut Quirks) -> bool {
+    if is_fox(info[AP]) {
+        return true;
+    }
+    let fox_rank = [BR, WR].iter().any(|&s| {
+        info[s].and_then(|p| p.values.first().copied()).is_some_and(|v| {
+            let t = clean_text(v).unwrap_or_default();
+            t.ends_with('段') || t.ends_with('级')
+        })
+    });
+    let evidence = [ap_names(info[AP], "yuanyu"), info[TC].is_some() && info[TT].is_some(), fox_rank];
+    let fox = evidence.iter().filter(|e| **e).count() >= 2;
+    q.fox_by_content = fox;
+    fox
 }
 
 /// Fox's komi and handicap conventions, told by the content whatever the `AP`:
 /// `HA[1]` is an even game without komi (handicap 0, `fox_handicap_one`); `KM[0]` in an
-/// even game without setup stones is 6.5 (`fox_komi_zero`) when an `AP` names Fox or the
-/// result's margin has a half point (which komi 0 cannot give).
+/// even game without setup stones is 6.5 (`fox_komi_zero`) when the record is Fox's
+/// ([`fox_evidence`]) or the result's margin has a half point (which komi 0 cannot give).
 fn fox_fixes(
     komi: Option<f32>,
     handicap: u32,

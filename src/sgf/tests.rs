@@ -720,6 +720,38 @@ fn fox_conventions_by_content_whatever_the_ap() {
 }
 
 #[test]
+fn a_fox_record_is_told_by_what_it_holds() {
+    // (record, komi, fox_by_content): Fox's KM[0] in an even game is 6.5 whatever the
+    // result when the record is Fox's by two of: AP[YuanYu], TC and TT, a 段/级 rank.
+    let fox = "(;KM[0]HA[0]RU[Japanese]AP[YuanYu]BR[9段]WR[8段]TM[1200]TC[3]TT[30]RE[B+R];B[pd])";
+    let table: [(&str, Option<f32>, bool); 9] = [
+        (fox, Some(6.5), true),
+        ("(;KM[0]AP[YuanYu]TC[3]TT[30]RE[W+T];B[pd])", Some(6.5), true),
+        ("(;KM[0]BR[15级]WR[14级]TC[3]TT[30];B[pd])", Some(6.5), true),
+        ("(;KM[0]AP[YuanYu]BR[1段]RE[B+R];B[pd])", Some(6.5), true),
+        // One piece of evidence alone is not enough.
+        ("(;KM[0]AP[YuanYu]RE[B+R];B[pd])", Some(0.0), false),
+        ("(;KM[0]TC[3]TT[30]RE[B+R];B[pd])", Some(0.0), false),
+        ("(;KM[0]BR[3段]RE[B+R];B[pd])", Some(0.0), false),
+        // KGS's and GNU Go's genuine no-komi games stay at 0.
+        ("(;KM[0]RU[Japanese]BR[5d]WR[3k]TM[1800]OT[5x30 byo-yomi]AP[CGoban:3]RE[B+R];B[pd])", Some(0.0), false),
+        ("(;KM[0]RU[Japanese]AP[GNU Go:3.8]RE[W+11];B[pd])", Some(0.0), false),
+    ];
+    for (sgf, komi, by_content) in table {
+        let g = ok(sgf);
+        assert_eq!((g.komi, g.quirks.fox_by_content), (komi, by_content), "{sgf}");
+        assert_eq!(g.quirks.fox_komi_zero, komi == Some(6.5), "{sgf}");
+        assert_eq!(g.komi_raw.as_deref(), Some("0"), "{sgf}: komi_raw keeps the evidence");
+    }
+    // AP[foxwq] alone decides, and is not "by content".
+    let g = ok("(;KM[0]AP[foxwq]RE[B+R];B[pd])");
+    assert_eq!((g.komi, g.quirks.fox_by_content, g.quirks.fox_komi_zero), (Some(6.5), false, true));
+    // A Fox handicap game keeps its 0.
+    let g = ok("(;KM[0]HA[2]AB[pd][dp]AP[YuanYu]TC[3]TT[30];W[pp])");
+    assert_eq!(g.komi, Some(0.0));
+}
+
+#[test]
 fn results() {
     use ResultKind::*;
     // (RE, winner, kind, margin)

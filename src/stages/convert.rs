@@ -2,6 +2,10 @@
 `kibo convert FILE --to sgf [--out DIR]`: any record kibo reads (SGF, Tygem `.gib`,
 WBaduk `.ngf`, IGS `.ugf`/`.ugi`) written as clean SGF by [`crate::formats::write_sgf`].
 
+`FILE` may be a folder: every record file under it (by extension, `.sgf`, `.gib`, `.ngf`,
+`.ugf`, `.ugi`, any case; in name order) is converted as one file, into the same
+relative folder under DIR ([`convert_folder`]).
+
 Without `--out` the games go to stdout, one tree each; with it, one file per game in DIR:
 `<stem>.sgf` for a one-game file, `<stem>-<n>.sgf` (n from 1) otherwise, where the stem
 is the file name without its record extensions (`a.gib..gib` → `a`). Re-reading a
@@ -26,6 +30,8 @@ pub struct Converted {
     pub text: String,
     /// Games that could not be read: `(index, reason: detail)`.
     pub failed: Vec<(usize, String)>,
+    /// Games converted.
+    pub games: usize,
 }
 
 /// The file name without its record extensions.
@@ -62,6 +68,7 @@ pub fn convert(file: &Path, out: Option<&Path>) -> anyhow::Result<Converted> {
             }
         })
         .collect();
+    done.games = ok.len();
     if let Some(dir) = out {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
@@ -82,4 +89,34 @@ pub fn convert(file: &Path, out: Option<&Path>) -> anyhow::Result<Converted> {
         }
     }
     Ok(done)
+}
+
+/// Is `path` a record file `kibo convert` reads (by extension)?
+fn is_record_file(path: &Path) -> bool {
+    let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    ["sgf", "gib", "ngf", "ugf", "ugi"].contains(&ext.as_str())
+}
+
+/// Converts every record file under the folder `dir` (see the module docs), each into
+/// its own relative folder under `out` (or to stdout's text). A file that cannot be read
+/// at all is an error of its own, named, and does not stop the others.
+pub fn convert_folder(dir: &Path, out: Option<&Path>) -> anyhow::Result<Vec<(PathBuf, anyhow::Result<Converted>)>> {
+    let mut files: Vec<PathBuf> = Vec::new();
+    for e in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        let e = e.with_context(|| format!("reading folder {}", dir.display()))?;
+        if e.file_type().is_file() && is_record_file(e.path()) {
+            files.push(e.into_path());
+        }
+    }
+    Ok(files
+        .into_iter()
+        .map(|f| {
+            let target = out.map(|o| {
+                let rel = f.strip_prefix(dir).ok().and_then(|r| r.parent()).unwrap_or(Path::new(""));
+                o.join(rel)
+            });
+            let done = convert(&f, target.as_deref());
+            (f, done)
+        })
+        .collect())
 }

@@ -26,7 +26,8 @@ pub struct Pictures<'a> {
     pub json: bool,
 }
 
-/// One line of a count: `"japanese: Black 71 territory + 13 prisoners + 1 dead = 85 · White … → B+8.5"`.
+/// One line of a count: `"japanese: Black 71 territory + 13 prisoners + 1 dead = 85 · White … → B+8.5"`
+/// (a White win `W+4.5`, as records write results).
 pub fn count_line(s: &Score) -> String {
     let side = |k: usize| {
         if s.rules.is_area() {
@@ -42,14 +43,14 @@ pub fn count_line(s: &Score) -> String {
     let undecided =
         if s.undecided_points > 0 { format!(" ({} undecided points)", s.undecided_points) } else { String::new() };
     format!(
-        "{}: Black {} = {} · White {} + komi {} = {} → B{:+.1}{undecided}",
+        "{}: Black {} = {} · White {} + komi {} = {} → {}{undecided}",
         s.rules.as_str(),
         side(0),
         s.black,
         white,
         s.komi,
         s.white,
-        s.margin
+        s.result_text()
     )
 }
 

@@ -20,7 +20,7 @@ through [`crate::coord`]; this module never turns letters into numbers itself.
 use std::path::{Path, PathBuf};
 
 mod html;
-mod marks;
+pub(crate) mod marks;
 mod model;
 mod render;
 mod sample;

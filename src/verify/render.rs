@@ -459,6 +459,11 @@ pub(crate) fn svg_markup(s: &VerifySample, show_answer: bool, standalone: bool) 
 
 /// `shapes` as SVG (see [`svg_markup`]).
 pub(crate) fn svg_of(shapes: Vec<Shape>, title: &str, standalone: bool) -> String {
+    svg_sized(shapes, title, standalone, IMAGE_HEIGHT)
+}
+
+/// `shapes` as SVG of the eye check's width and `height`.
+pub(crate) fn svg_sized(shapes: Vec<Shape>, title: &str, standalone: bool, height: u32) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -467,7 +472,7 @@ pub(crate) fn svg_of(shapes: Vec<Shape>, title: &str, standalone: bool) -> Strin
          font-size=\"{fs}\">",
         if standalone { " xmlns=\"http://www.w3.org/2000/svg\"" } else { "" },
         w = IMAGE_WIDTH,
-        h = IMAGE_HEIGHT,
+        h = height,
         fs = num(TEXT_SIZE),
     );
     let _ = writeln!(out, "<title>{}</title>", xml_escape(title));

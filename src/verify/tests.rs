@@ -2,6 +2,7 @@
 //! corner only, answers at known points), so that a left/right or up/down flip, or a
 //! one-row shift, changes what the tests see.
 
+use super::marks;
 use super::render::{self, Anchor, CELL, MARGIN};
 use super::sample::*;
 use super::*;
@@ -968,4 +969,35 @@ fn model_picture_labels_read_back_at_both_cell_sizes() {
             }
         }
     }
+}
+
+// ---------------------------------------------------------------------------
+// `kibo score` pictures: the caption is wrapped, never cut
+
+#[test]
+fn marks_caption_lines_wrap_at_the_width_and_keep_every_word() {
+    let long = "game's rules, japanese: Black 71 territory + 13 prisoners + 1 dead = 85 · White 64 territory + 9 \
+                prisoners + 2 dead + komi 6.5 = 81.5 → B+3.5 (4 undecided points)";
+    for max in [40, 72, 200] {
+        let pieces = marks::wrap(long, max);
+        assert!(pieces.iter().all(|p| p.chars().count() <= max), "{max}: {pieces:?}");
+        let words = |s: &str| s.split_whitespace().filter(|w| *w != "·").map(str::to_string).collect::<Vec<_>>();
+        let joined: Vec<String> = pieces.iter().flat_map(|p| words(p)).collect();
+        assert_eq!(joined, words(long), "{max}: every word once, in order");
+        assert_eq!(pieces.len() == 1, long.chars().count() <= max);
+    }
+    let m = BoardMarks {
+        board: [0; NN],
+        dead: vec![],
+        territory: [0; NN],
+        caption: vec![long.to_string(), long.replace("japanese", "korean"), "recorded RE[W+4.5]: agrees".into()],
+        title: "t".into(),
+    };
+    let pm = Pixmap::decode_png(&render_marks_png(&m)).expect("valid PNG");
+    assert_eq!(pm.width(), IMAGE_WIDTH);
+    assert!(pm.height() > IMAGE_HEIGHT, "a caption of more than four lines makes the picture taller");
+    // The last line is drawn: dark ink in the last caption row.
+    let last = ink(&pm, 0, pm.height() - 30, IMAGE_WIDTH, pm.height());
+    assert!(last.is_some(), "the last caption line is on the picture");
+    assert!(render_marks_svg(&m).contains(&format!("height=\"{}\"", pm.height())));
 }

@@ -341,6 +341,7 @@ def test_limit_draws_a_superset_and_tag_keeps_tagged_rows(kibo, sample_out, tmp_
     (["--mix", "next-move=0"], "--mix"),
     (["--tag", "nosuch"], "nosuch"),
     (["--last-moves", 9], "--last-moves"),
+    (["--layout", "qwen", "--system", "You read Go boards."], "system turn"),
 ])
 def test_bad_options_are_refused_before_anything_is_written(kibo, sample_out, tmp_path, bad, word):
     to = tmp_path / "dest"

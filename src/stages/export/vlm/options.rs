@@ -107,6 +107,11 @@ impl VlmOptions {
                 self.limit, self.memory_mb
             ));
         }
+        if self.layout == Layout::Qwen && !self.templates.system.is_empty() {
+            return Err("a system turn (--system, export.vlm.system) is for the parquet layout: the Qwen recipe \
+                        reads human and gpt turns and adds its own system message"
+                .to_string());
+        }
         self.templates.check()
     }
 
