@@ -46,6 +46,9 @@ SOURCES = [
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
+# The verdicts that name another count than the record (schema 5; `disagrees` before).
+DIFFERS = ("margin_differs", "winner_differs")
+
 def games_table(kibo, path, out, salt=None):
     """`kibo filter` of `path` into `out` (the playouts' streams salted by `salt`, if
     given: $KIBO_PLAYOUT_SALT); the games table as a list of dicts."""
@@ -63,7 +66,9 @@ def games_table(kibo, path, out, salt=None):
 def figures(rows):
     counted = [r for r in rows if r.get("score_check") is not None]
     scored = [r for r in counted if r["result_kind"] == "score"]
-    by = {k: sum(1 for r in scored if r["score_check"] == k) for k in ("agrees", "disagrees", "undecided")}
+    by = {k: sum(1 for r in scored if r["score_check"] == k)
+          for k in ("agrees", "margin_differs", "winner_differs", "undecided")}
+    by["disagrees"] = by["margin_differs"] + by["winner_differs"]
     decided = by["agrees"] + by["disagrees"]
     reasons = {}
     for r in scored:
@@ -88,7 +93,7 @@ def disagreements(name, rows):
             "score_rules", "score_territory_black", "score_territory_white", "score_prisoners_black",
             "score_prisoners_white", "score_dead_black", "score_dead_white", "score_komi", "score_korean_margin"]
     return [{"source": name, **{k: r.get(k) for k in keys if k in r}}
-            for r in rows if r["result_kind"] == "score" and r.get("score_check") == "disagrees"]
+            for r in rows if r["result_kind"] == "score" and r.get("score_check") in DIFFERS]
 
 
 def gnugo_margin(gnugo, path):
@@ -124,7 +129,7 @@ def cause(record, kibo, gnugo):
 
 def decided(rows):
     """The games that ended with a recorded score whose count kibo decided."""
-    return [r for r in rows if r["result_kind"] == "score" and r.get("score_check") in ("agrees", "disagrees")]
+    return [r for r in rows if r["result_kind"] == "score" and r.get("score_check") in ("agrees", *DIFFERS)]
 
 
 def same_winner_as_gnugo(rows, shared):
@@ -211,7 +216,7 @@ def main():
         if f["undecided_reasons"] and f["undecided_reasons"] != {"?": f["undecided"]}:
             print(f"          undecided: {json.dumps(f['undecided_reasons'])}")
         if a.gnugo:
-            rows = [r for r in decided_rows[name] if r["score_check"] == "disagrees"]
+            rows = [r for r in decided_rows[name] if r["score_check"] in DIFFERS]
             causes = {}
             for r, g in zip(rows, with_gnugo(rows, a.shared)):
                 c = cause(recorded_margin(r["result_raw"]), r["counted_margin"], g)

@@ -29,6 +29,7 @@ use serde::{Deserialize, Serialize};
 use crate::dedup::DedupMode;
 use crate::engine::SuperkoMode;
 use crate::input::Limits;
+use crate::scoring::ScoreCheck;
 use crate::sgf::{Rank, ResultKind};
 
 /// The whole pipeline file.
@@ -47,6 +48,49 @@ pub struct Config {
     pub split: SplitConfig,
     /// Export settings (`[export.vlm]`: the VLM prompt templates).
     pub export: ExportConfig,
+}
+
+/// `filter.drop_score_disagreements`: the score verdicts whose games the filter rejects.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DropVerdicts(pub Vec<ScoreCheck>);
+
+/// What `filter.drop_score_disagreements` accepts.
+const DROP_ALLOWED: &str = "true, false, or a list of \"winner_differs\", \"margin_differs\", \"undecided\"";
+
+impl DropVerdicts {
+    /// Does the filter reject a game with verdict `c`?
+    pub fn drops(&self, c: ScoreCheck) -> bool {
+        self.0.contains(&c)
+    }
+}
+
+impl Serialize for DropVerdicts {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(|c| c.as_str()))
+    }
+}
+
+impl<'de> Deserialize<'de> for DropVerdicts {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<DropVerdicts, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Form {
+            Flag(bool),
+            List(Vec<String>),
+        }
+        let bad = || serde::de::Error::custom(format!("filter.drop_score_disagreements must be {DROP_ALLOWED}"));
+        let mut v = match Form::deserialize(d).map_err(|_| bad())? {
+            Form::Flag(true) => vec![ScoreCheck::WinnerDiffers],
+            Form::Flag(false) => Vec::new(),
+            Form::List(names) => names
+                .iter()
+                .map(|n| ScoreCheck::from_name(n).filter(|c| *c != ScoreCheck::Agrees).ok_or_else(bad))
+                .collect::<Result<Vec<_>, _>>()?,
+        };
+        v.sort();
+        v.dedup();
+        Ok(DropVerdicts(v))
+    }
 }
 
 /// `[export]`: settings of `kibo export`.
@@ -240,9 +284,11 @@ pub struct FilterConfig {
     pub allow_unknown_date: bool,
     /// Keep games with setup stones after the first move (otherwise `setup_after_root`).
     pub allow_setup_after_root: bool,
-    /// Reject games whose counted final position disagrees with the recorded result
-    /// (`score_disagrees`); see docs/scoring.md.
-    pub drop_score_disagreements: bool,
+    /// Reject games whose count gives one of these verdicts (`score_winner_differs`,
+    /// `score_margin_differs`, `score_undecided`): a list of `winner_differs`,
+    /// `margin_differs`, `undecided`; `true` is `["winner_differs"]`, `false` (the
+    /// default) none. See docs/scoring.md, "Verdicts".
+    pub drop_score_disagreements: DropVerdicts,
     /// Komi used when counting, instead of the record's `KM` (default: the record's, else
     /// 6.5 in even games and 0.5 in handicap games).
     pub komi: Option<f32>,
@@ -279,7 +325,7 @@ impl Default for FilterConfig {
             date_to: None,
             allow_unknown_date: true,
             allow_setup_after_root: false,
-            drop_score_disagreements: false,
+            drop_score_disagreements: DropVerdicts::default(),
             komi: None,
             score_check: ScoreCheckMode::Full,
         }

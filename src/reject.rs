@@ -80,7 +80,9 @@ reasons! {
     TooShort = "too_short", Filter, "fewer than `min_moves`";
     TooLong = "too_long", Filter, "more than `max_moves`";
     FilteredOut = "filtered_out", Filter, "handicap, rank range, result kind or date range excluded it";
-    ScoreDisagrees = "score_disagrees", Filter, "the counted final position contradicts `RE` (only with `filter.drop_score_disagreements`)";
+    ScoreWinnerDiffers = "score_winner_differs", Filter, "the count names another winner than `RE` (only when `filter.drop_score_disagreements` lists `winner_differs`)";
+    ScoreMarginDiffers = "score_margin_differs", Filter, "the count has `RE`'s winner but a margin more than a point away (only when `filter.drop_score_disagreements` lists `margin_differs`)";
+    ScoreUndecided = "score_undecided", Filter, "the count could not decide the result (only when `filter.drop_score_disagreements` lists `undecided`)";
     BadDumpLine = "bad_dump_line", Filter, "a line of a one-line dump, or of its index, is not in the dump's layout (detail names the line)";
     DumpIndexOverBudget = "dump_index_over_budget", Filter, "the dump index reached its share of `pipeline.memory_mb` and could not spill to disk: the rest of this index is not joined (its games keep their moves)";
     DuplicateGame = "duplicate_game", Split, "same setup and moves as an earlier game (detail names it); kept once";

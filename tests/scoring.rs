@@ -14,6 +14,8 @@ fn corpus(dir: &std::path::Path) {
     std::fs::write(dir.join("b_disagrees.sgf"), g("W+5.5", "Japanese", ";B[aa];W[];B[];W[]")).unwrap();
     std::fs::write(dir.join("c_area.sgf"), g("B+12.5", "Chinese", ";B[bb];W[];B[cc];W[]")).unwrap();
     std::fs::write(dir.join("d_resign.sgf"), g("B+R", "Japanese", ";B[dd];W[pp]")).unwrap();
+    // The same winner as the count (B+12.5), a margin 9 points away.
+    std::fs::write(dir.join("e_margin.sgf"), g("B+3.5", "Japanese", ";B[];W[]")).unwrap();
 }
 
 #[test]
@@ -28,7 +30,8 @@ fn counted_games_are_checked_against_their_results() {
     let by = |name: &str| g.iter().find(|r| r.source_file.ends_with(name)).unwrap();
     assert_eq!(by("a_agrees.sgf").score.as_ref().map(|v| v.check.as_str()), Some("agrees"));
     assert_eq!(by("a_agrees.sgf").score.as_ref().and_then(|v| v.counted_margin), Some(12.5));
-    assert_eq!(by("b_disagrees.sgf").score.as_ref().map(|v| v.check.as_str()), Some("disagrees"));
+    assert_eq!(by("b_disagrees.sgf").score.as_ref().map(|v| v.check.as_str()), Some("winner_differs"));
+    assert_eq!(by("e_margin.sgf").score.as_ref().map(|v| v.check.as_str()), Some("margin_differs"));
     // Area counting: black also played two stones inside its own area (A19 is not
     // counted twice): 171 + 19 stones vs 152 + 19 + 6.5 → B+12.5.
     assert_eq!(by("c_area.sgf").score.as_ref().map(|v| v.check.as_str()), Some("agrees"));
@@ -38,11 +41,33 @@ fn counted_games_are_checked_against_their_results() {
     std::fs::write(&p, "[filter]\ndrop_score_disagreements = true\n").unwrap();
     let out2 = dir.path().join("out2");
     run_ok("filter", &input, &out2, &p);
-    assert_eq!(games(&out2).len(), 3);
+    assert_eq!(games(&out2).len(), 4, "`true` drops the winner flips only");
     let r = rejects(&out2);
     assert_eq!(r.len(), 1);
-    assert_eq!(r[0].reason.as_str(), "score_disagrees");
+    assert_eq!(r[0].reason.as_str(), "score_winner_differs");
     assert!(r[0].source_file.ends_with("b_disagrees.sgf"), "{:?}", r[0]);
+    assert!(r[0].detail.contains("counted B+11.5 against RE[W+5.5]"), "{:?}", r[0]);
+
+    std::fs::write(&p, "[filter]\ndrop_score_disagreements = [\"margin_differs\", \"winner_differs\"]\n").unwrap();
+    let out3 = dir.path().join("out3");
+    run_ok("filter", &input, &out3, &p);
+    let mut reasons: Vec<String> = rejects(&out3).iter().map(|r| r.reason.as_str().to_string()).collect();
+    reasons.sort();
+    assert_eq!(reasons, ["score_margin_differs", "score_winner_differs"]);
+
+    std::fs::write(&p, "[filter]\ndrop_score_disagreements = [\"agrees\"]\n").unwrap();
+    let o = run(&[
+        "filter",
+        "--input",
+        input.to_str().unwrap(),
+        "--out",
+        dir.path().join("o4").to_str().unwrap(),
+        "--pipeline",
+        p.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("winner_differs"), "{}", stderr(&o));
 }
 
 #[test]

@@ -279,13 +279,13 @@ fn seki_eye_colour(pos: &Pos, i: usize) -> Option<u8> {
 /// * no recorded winner → [`ScoreCheck::Undecided`];
 /// * that interval contains 0 (the undecided points could flip the winner; with `u = 0`,
 ///   a count of exactly 0) → [`ScoreCheck::Undecided`] if `u > 0`, else
-///   [`ScoreCheck::Disagrees`] (a counted draw against a recorded win);
-/// * the count's winner differs from the recorded one → [`ScoreCheck::Disagrees`];
+///   [`ScoreCheck::WinnerDiffers`] (a counted draw against a recorded win);
+/// * the count's winner differs from the recorded one → [`ScoreCheck::WinnerDiffers`];
 /// * no recorded margin → [`ScoreCheck::Agrees`];
 /// * `| |m| − recorded |` ≤ [`MARGIN_TOLERANCE`] (1 point) → [`ScoreCheck::Agrees`];
 /// * otherwise, if the undecided points could explain the difference
 ///   (`≤ 2u + MARGIN_TOLERANCE`) → [`ScoreCheck::Undecided`], else
-///   [`ScoreCheck::Disagrees`].
+///   [`ScoreCheck::MarginDiffers`] (the same winner, margins more than a point apart).
 ///
 /// A non-finite margin in either argument gives [`ScoreCheck::Undecided`].
 pub fn check_result(score: &Score, winner_black: Option<bool>, recorded_margin: Option<f32>) -> ScoreCheck {
@@ -298,10 +298,10 @@ pub fn check_result(score: &Score, winner_black: Option<bool>, recorded_margin: 
     }
     let slack = SWING_PER_UNDECIDED * score.undecided_points as f32;
     if m - slack <= 0.0 && m + slack >= 0.0 {
-        return if score.undecided_points > 0 { ScoreCheck::Undecided } else { ScoreCheck::Disagrees };
+        return if score.undecided_points > 0 { ScoreCheck::Undecided } else { ScoreCheck::WinnerDiffers };
     }
     if (m > 0.0) != black_won {
-        return ScoreCheck::Disagrees;
+        return ScoreCheck::WinnerDiffers;
     }
     let Some(rec) = recorded_margin else {
         return ScoreCheck::Agrees;
@@ -315,6 +315,6 @@ pub fn check_result(score: &Score, winner_black: Option<bool>, recorded_margin: 
     } else if diff <= slack + MARGIN_TOLERANCE {
         ScoreCheck::Undecided
     } else {
-        ScoreCheck::Disagrees
+        ScoreCheck::MarginDiffers
     }
 }

@@ -22,7 +22,8 @@ Counting a final position is three steps:
    points, seki eyes included. White gets the komi ([`default_komi`]: 6.5 in even
    games, 0.5 with a handicap) and, under area rules, one point per handicap stone.
 3. **The check** ([`check_result`]): the count against the recorded result, as
-   [`ScoreCheck::Agrees`], [`ScoreCheck::Disagrees`] or [`ScoreCheck::Undecided`].
+   [`ScoreCheck::Agrees`], [`ScoreCheck::MarginDiffers`], [`ScoreCheck::WinnerDiffers`] or
+   [`ScoreCheck::Undecided`].
 
 Separately, [`influence()`] gives every point a signed influence (+ black, − white) that
 decays with distance from the stones, and [`influence_areas`] turns it into areas.
@@ -213,29 +214,43 @@ pub struct Score {
     pub undecided_points: u32,
 }
 
-/// How a count compares with the recorded result (see [`check_result`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// How a count compares with the recorded result (see [`check_result`]; what each means
+/// for a training set: docs/scoring.md, "Verdicts").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ScoreCheck {
     /// Same winner, and the margins are equal within [`MARGIN_TOLERANCE`].
     Agrees,
-    /// Another winner, or a margin the undecided points cannot explain.
-    Disagrees,
+    /// Same winner, but the margins are more than [`MARGIN_TOLERANCE`] apart (and the
+    /// undecided points cannot explain it).
+    MarginDiffers,
+    /// The count names another winner (or a draw against a recorded win).
+    WinnerDiffers,
     /// Undecided points could change the winner or explain the difference, or the record
     /// gives no winner.
     Undecided,
 }
 
 impl ScoreCheck {
+    /// Every verdict, in this order.
+    pub const ALL: [ScoreCheck; 4] =
+        [ScoreCheck::Agrees, ScoreCheck::MarginDiffers, ScoreCheck::WinnerDiffers, ScoreCheck::Undecided];
+
     /// The check named by [`ScoreCheck::as_str`].
     pub fn from_name(s: &str) -> Option<ScoreCheck> {
-        [ScoreCheck::Agrees, ScoreCheck::Disagrees, ScoreCheck::Undecided].into_iter().find(|c| c.as_str() == s)
+        ScoreCheck::ALL.into_iter().find(|c| c.as_str() == s)
     }
-    /// Stable name: `"agrees"`, `"disagrees"`, `"undecided"`.
+    /// Stable name: `"agrees"`, `"margin_differs"`, `"winner_differs"`, `"undecided"`.
     pub const fn as_str(self) -> &'static str {
         match self {
             ScoreCheck::Agrees => "agrees",
-            ScoreCheck::Disagrees => "disagrees",
+            ScoreCheck::MarginDiffers => "margin_differs",
+            ScoreCheck::WinnerDiffers => "winner_differs",
             ScoreCheck::Undecided => "undecided",
         }
+    }
+
+    /// Kibo's count names a winner (`agrees`, `margin_differs`, `winner_differs`).
+    pub const fn is_decided(self) -> bool {
+        !matches!(self, ScoreCheck::Undecided)
     }
 }

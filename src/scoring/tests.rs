@@ -582,27 +582,32 @@ fn check_result_cases() {
     assert_eq!(check_result(&score(3.5, 0), Some(true), Some(3.5)), Agrees);
     assert_eq!(check_result(&score(3.5, 0), Some(true), Some(4.5)), Agrees, "within 1 point");
     assert_eq!(check_result(&score(3.5, 0), Some(true), Some(2.5)), Agrees);
-    assert_eq!(check_result(&score(3.5, 0), Some(true), Some(5.5)), Disagrees);
+    assert_eq!(check_result(&score(3.5, 0), Some(true), Some(5.5)), MarginDiffers);
     assert_eq!(check_result(&score(3.5, 0), Some(true), None), Agrees, "winner only");
-    assert_eq!(check_result(&score(3.5, 0), Some(false), Some(3.5)), Disagrees, "other winner");
+    assert_eq!(check_result(&score(3.5, 0), Some(false), Some(3.5)), WinnerDiffers, "other winner");
     assert_eq!(check_result(&score(-0.5, 0), Some(false), Some(0.5)), Agrees);
-    assert_eq!(check_result(&score(-0.5, 0), Some(true), Some(0.5)), Disagrees);
-    assert_eq!(check_result(&score(0.0, 0), Some(true), Some(0.5)), Disagrees, "counted draw");
+    assert_eq!(check_result(&score(-0.5, 0), Some(true), Some(0.5)), WinnerDiffers);
+    assert_eq!(check_result(&score(0.0, 0), Some(true), Some(0.5)), WinnerDiffers, "counted draw");
     assert_eq!(check_result(&score(3.5, 0), None, Some(3.5)), Undecided, "no recorded winner");
     // Undecided points that could flip the winner.
     assert_eq!(check_result(&score(3.5, 2), Some(true), Some(3.5)), Undecided);
     assert_eq!(check_result(&score(3.5, 2), Some(false), Some(3.5)), Undecided);
     // Undecided points that cannot flip it.
     assert_eq!(check_result(&score(3.5, 1), Some(true), Some(3.5)), Agrees);
-    assert_eq!(check_result(&score(3.5, 1), Some(false), None), Disagrees);
+    assert_eq!(check_result(&score(3.5, 1), Some(false), None), WinnerDiffers);
     assert_eq!(check_result(&score(3.5, 1), Some(true), Some(5.5)), Undecided, "explained by the swing");
-    assert_eq!(check_result(&score(3.5, 1), Some(true), Some(10.5)), Disagrees, "beyond the swing");
+    assert_eq!(check_result(&score(3.5, 1), Some(true), Some(10.5)), MarginDiffers, "beyond the swing");
     // Odd inputs.
     assert_eq!(check_result(&score(f32::NAN, 0), Some(true), Some(1.0)), Undecided);
     assert_eq!(check_result(&score(2.0, 0), Some(true), Some(f32::INFINITY)), Undecided);
     assert_eq!(check_result(&score(2.0, 0), Some(true), Some(-2.0)), Agrees, "the sign is ignored");
     assert_eq!(Agrees.as_str(), "agrees");
-    assert_eq!(Disagrees.as_str(), "disagrees");
+    assert_eq!(MarginDiffers.as_str(), "margin_differs");
+    assert_eq!(WinnerDiffers.as_str(), "winner_differs");
+    for c in ScoreCheck::ALL {
+        assert_eq!(ScoreCheck::from_name(c.as_str()), Some(c));
+    }
+    assert_eq!(ScoreCheck::from_name("disagrees"), None, "the old name is gone");
     assert_eq!(Undecided.as_str(), "undecided");
 }
 
@@ -1077,7 +1082,7 @@ fn tally(dir: &Path, name: &str) -> Tally {
         let check = check_result(&score, Some(black_won), Some(margin));
         match check {
             ScoreCheck::Agrees => t.agrees += 1,
-            ScoreCheck::Disagrees => t.disagrees += 1,
+            ScoreCheck::MarginDiffers | ScoreCheck::WinnerDiffers => t.disagrees += 1,
             ScoreCheck::Undecided => t.undecided += 1,
         }
         if score.undecided_points == 0 {
@@ -1089,7 +1094,7 @@ fn tally(dir: &Path, name: &str) -> Tally {
             let s = count(&f.board, &cons, rules, komi, pb, pw, bonus_stones);
             let k = match check_result(&s, Some(black_won), Some(margin)) {
                 ScoreCheck::Agrees => 0,
-                ScoreCheck::Disagrees => 1,
+                ScoreCheck::MarginDiffers | ScoreCheck::WinnerDiffers => 1,
                 ScoreCheck::Undecided => 2,
             };
             t.conservative_on_markup[k] += 1;
@@ -1107,7 +1112,7 @@ fn tally(dir: &Path, name: &str) -> Tally {
             assert_eq!(area.margin, terr.margin + placed_diff(&f.board), "{}", path.display());
             t.identity_checked += 1;
         }
-        if check == ScoreCheck::Disagrees {
+        if matches!(check, ScoreCheck::MarginDiffers | ScoreCheck::WinnerDiffers) {
             println!(
                 "  {name} disagrees: {} RE[{}] {} komi {komi}: counted B {} W {} margin {:+} ({} undecided)",
                 path.file_name().unwrap_or_default().to_string_lossy(),

@@ -120,6 +120,21 @@ pub fn render(report: &Value, manifest: &Value) -> String {
         let _ = writeln!(t, "| {label} | {} |", v.unwrap_or(0));
     }
     let _ = writeln!(t, "\n{}\n", g["line"].as_str().unwrap_or(""));
+    let checks = &report["filter"]["total"]["score_checks"];
+    if checks.as_object().is_some_and(|o| !o.is_empty()) {
+        let n = |k: &str| checks[k].as_u64().unwrap_or(0);
+        let _ = writeln!(
+            t,
+            "Games that ended by counting, the count against the recorded result (`score_check`, \
+             docs/scoring.md in kibo): {} agree, {} name the same winner with another margin \
+             (`margin_differs`), {} name another winner (`winner_differs`), {} undecided. A value \
+             net's training set usually leaves out `winner_differs` games.\n",
+            n("agrees"),
+            n("margin_differs"),
+            n("winner_differs"),
+            n("undecided")
+        );
+    }
     let _ = writeln!(t, "## Sources and licences\n\n| source | licence | games found | origin |\n|---|---|---|---|");
     for s in &sources {
         let n = s["name"].as_str().unwrap_or("");

@@ -46,6 +46,9 @@ pub struct Counts {
     pub games_rejected: u64,
     /// Rejects by reason.
     pub rejected_by_reason: BTreeMap<String, u64>,
+    /// Kept games by score verdict (`score_check`; games not counted are left out).
+    #[serde(default)]
+    pub score_checks: BTreeMap<String, u64>,
 }
 
 impl Counts {
@@ -58,6 +61,9 @@ impl Counts {
         self.games_found += o.games_found;
         self.games_kept += o.games_kept;
         self.games_rejected += o.games_rejected;
+        for (k, v) in &o.score_checks {
+            *self.score_checks.entry(k.clone()).or_default() += v;
+        }
         for (k, v) in &o.rejected_by_reason {
             *self.rejected_by_reason.entry(k.clone()).or_default() += v;
         }
@@ -68,9 +74,12 @@ impl Counts {
         self.games_rejected += 1;
         *self.rejected_by_reason.entry(reason.as_str().to_string()).or_default() += 1;
     }
-    fn keep(&mut self) {
+    fn keep(&mut self, check: Option<ScoreCheck>) {
         self.games_found += 1;
         self.games_kept += 1;
+        if let Some(c) = check {
+            *self.score_checks.entry(c.as_str().to_string()).or_default() += 1;
+        }
     }
 }
 
@@ -242,8 +251,9 @@ pub fn run_part(
                 let c = report.by_source.get_mut(name).expect("invariant: source registered");
                 match o {
                     Outcome::Kept(row, quirks, charset) => {
-                        c.keep();
-                        report.total.keep();
+                        let check = row.score.as_ref().map(|v| v.check);
+                        c.keep(check);
+                        report.total.keep(check);
                         for q in quirks {
                             *report.quirks.entry(q.to_string()).or_default() += 1;
                         }
@@ -498,15 +508,16 @@ fn process(
                 let mode = filter.cfg.score_check;
                 row.score = count_game_with(&row, &g.territory_black, &g.territory_white, filter.cfg.komi, mode)
                     .map(|c| c.verdict);
-                if let Some(v) = row
-                    .score
-                    .as_ref()
-                    .filter(|v| v.check == ScoreCheck::Disagrees && filter.cfg.drop_score_disagreements)
-                {
-                    let margin = v.counted_margin.unwrap_or(f32::NAN);
+                if let Some(v) = row.score.as_ref().filter(|v| filter.cfg.drop_score_disagreements.drops(v.check)) {
+                    let counted = v.counted_margin.map(crate::scoring::count::result_text).unwrap_or_default();
                     let detail =
-                        format!("counted B{margin:+.1} against RE[{}]", row.meta.result_raw.as_deref().unwrap_or(""));
-                    return reject(&loc, at.0, at.1, (Reject::ScoreDisagrees, detail, None));
+                        format!("counted {counted} against RE[{}]", row.meta.result_raw.as_deref().unwrap_or(""));
+                    let reason = match v.check {
+                        ScoreCheck::MarginDiffers => Reject::ScoreMarginDiffers,
+                        ScoreCheck::WinnerDiffers => Reject::ScoreWinnerDiffers,
+                        _ => Reject::ScoreUndecided,
+                    };
+                    return reject(&loc, at.0, at.1, (reason, detail, None));
                 }
                 Outcome::Kept(Box::new(row), quirks, charset)
             };

@@ -31,19 +31,25 @@ def test_kgs_score_checks(kibo, shared, tmp_path):
     counts = dict(scored.group_by("score_check").len().iter_rows())
     n = scored.height
     agree = counts.get("agrees", 0)
+    differs = counts.get("margin_differs", 0) + counts.get("winner_differs", 0)
     print(f"\nKGS games with a score result: {n}; agrees {agree} ({agree / n:.1%}), "
-          f"disagrees {counts.get('disagrees', 0)}, undecided {counts.get('undecided', 0)}")
-    dis = (scored.filter(pl.col("score_check") == "disagrees")
+          f"margin_differs {counts.get('margin_differs', 0)}, winner_differs {counts.get('winner_differs', 0)}, "
+          f"undecided {counts.get('undecided', 0)}")
+    assert set(counts) <= {"agrees", "margin_differs", "winner_differs", "undecided"}, counts
+    dis = (scored.filter(pl.col("score_check").is_in(["margin_differs", "winner_differs"]))
            .with_columns(recorded=pl.when(pl.col("winner") == "B").then(pl.col("margin")).otherwise(-pl.col("margin")))
-           .select("member", "rules", "komi", "result_raw", "recorded", "counted_margin"))
+           .select("member", "rules", "komi", "result_raw", "recorded", "counted_margin", "score_check"))
     causes = {}
-    for member, rules, komi, raw, rec, counted in dis.iter_rows():
+    for member, rules, komi, raw, rec, counted, check in dis.iter_rows():
         cause = classify(rec, counted)
+        # The verdict names what differs: the winner (a counted draw included) or the margin.
+        same_winner = rec * counted > 0
+        assert check == ("margin_differs" if same_winner else "winner_differs"), (member, raw, counted, check)
         causes[cause] = causes.get(cause, 0) + 1
         print(f"  {member}: RE[{raw}] {rules} komi {komi}: counted B{counted:+.1f} -> {cause}")
     print(f"causes: {json.dumps(causes, sort_keys=True)}")
     # Sanity: most checks are decided one way or the other, agreement dominates the
     # decided ones, and every disagreement has a cause.
     assert n > 400
-    assert agree > 4 * counts.get("disagrees", 0)
-    assert sum(causes.values()) == counts.get("disagrees", 0)
+    assert agree > 4 * differs
+    assert sum(causes.values()) == differs
