@@ -9,7 +9,7 @@
 //! output written with dedup, tags or rejects off still compute.
 //!
 //! Tables (see [`Stats`]): `summary`, `games_by_source`, `rejects`,
-//! `rejects_by_reason`, `samples_by_split`, `tags`, `result_kinds`, `winners`,
+//! `rejects_by_reason`, `samples_by_split`, `tags`, `result_kinds`, `winners`, `score_checks`,
 //! `ranks`, `move_numbers`, `top_positions`, `duplicate_games`. [`Stats::write`] puts
 //! each in `DIR/stats/<table>.csv` and all of them in `DIR/stats/stats.json`, with
 //! deterministic bytes.
@@ -65,6 +65,10 @@ pub struct Stats {
     pub result_kinds: DataFrame,
     /// `winner` (`B`, `W`, `none`), `games`; by count (descending) then name.
     pub winners: DataFrame,
+    /// `score_check` (`agrees`, `margin_differs`, `winner_differs`, `undecided`, `not
+    /// counted` for games that did not end by counting), `games`; by count (descending)
+    /// then name.
+    pub score_checks: DataFrame,
     /// `rank` (label: `5k`, `3d`, `2p`, `unknown`), `rank_num`, `black`, `white`;
     /// by `rank_num`, `unknown` last.
     pub ranks: DataFrame,
@@ -102,6 +106,8 @@ pub fn compute(out: &Path) -> Result<Stats> {
 
     let result_kinds = by_count_table(group(&games, &[games.key("result_kind")], &[])?, MISSING, "result_kind")?;
     let winners = by_count_table(group(&games, &[games.key("winner")], &[])?, "none", "winner")?;
+    let score_checks =
+        by_count_table(group(&games, &[games.key("score_check")], &[])?, "not counted", "score_check")?;
     let ranks = ranks_table(&games)?;
 
     let move_numbers = move_numbers_table(&samples, totals.n_samples)?;
@@ -118,6 +124,7 @@ pub fn compute(out: &Path) -> Result<Stats> {
         tags,
         result_kinds,
         winners,
+        score_checks,
         ranks,
         move_numbers,
         top_positions,
@@ -546,7 +553,7 @@ fn summary_table(t: &BySource, n_dup_games: u64, s: &SampleTotals) -> Result<Dat
 
 impl Stats {
     /// Every table with its name, in print order.
-    pub fn tables(&self) -> [(&'static str, &DataFrame); 12] {
+    pub fn tables(&self) -> [(&'static str, &DataFrame); 13] {
         [
             ("summary", &self.summary),
             ("games_by_source", &self.games_by_source),
@@ -556,6 +563,7 @@ impl Stats {
             ("tags", &self.tags),
             ("result_kinds", &self.result_kinds),
             ("winners", &self.winners),
+            ("score_checks", &self.score_checks),
             ("ranks", &self.ranks),
             ("move_numbers", &self.move_numbers),
             ("top_positions", &self.top_positions),
