@@ -106,8 +106,7 @@ pub fn compute(out: &Path) -> Result<Stats> {
 
     let result_kinds = by_count_table(group(&games, &[games.key("result_kind")], &[])?, MISSING, "result_kind")?;
     let winners = by_count_table(group(&games, &[games.key("winner")], &[])?, "none", "winner")?;
-    let score_checks =
-        by_count_table(group(&games, &[games.key("score_check")], &[])?, "not counted", "score_check")?;
+    let score_checks = by_count_table(group(&games, &[games.key("score_check")], &[])?, "not counted", "score_check")?;
     let ranks = ranks_table(&games)?;
 
     let move_numbers = move_numbers_table(&samples, totals.n_samples)?;

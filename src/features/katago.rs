@@ -351,6 +351,13 @@ impl V7Encoder {
         self.solved.resize(NN, false);
         let mut libs = [0u8; NN];
         board.liberties_by_point(&mut libs);
+        // KataGo's `iterLadders` runs these searches, in this order (row-major from the
+        // top), on one shared copy of the board. Each search restores the copy but for one
+        // thing: a defender-first search that runs out of its node budget unwinds its moves
+        // without restoring the simple-ko point it cleared at its root, so from then on the
+        // attacker's first move of a 2-liberty search may retake that ko (docs/planes.md,
+        // "The ladder channels and KataGo's shared copy"). `koless`: the board so left.
+        let mut koless: Option<Board> = None;
         for (p, &l) in libs.iter().enumerate() {
             // Chains with 3 or more liberties are never laddered; their stones cost one
             // lookup each.
@@ -360,9 +367,15 @@ impl V7Encoder {
             let pt = Point::from_index(p as u16).expect("a point");
             let color = if m.key.cells[p] == 1 { Color::Black } else { Color::White };
             let laddered = if l == 1 {
-                self.ladder.is_captured(board, pt, true)
+                let r = self.ladder.is_captured(board, pt, true);
+                if self.ladder.gave_up() && koless.is_none() && board.ko_point().is_some() {
+                    let mut b = board.clone();
+                    b.clear_ko();
+                    koless = Some(b);
+                }
+                r
             } else {
-                self.ladder.working_moves_2libs(board, pt, &mut self.working)
+                self.ladder.working_moves_2libs(koless.as_ref().unwrap_or(board), pt, &mut self.working)
             };
             board.chain_stones(pt, &mut self.stones);
             for s in &self.stones {

@@ -243,3 +243,160 @@ fn superko_sees_a_multi_stone_suicide_that_repeats_a_position() {
         assert!(ko_channel(&sgf(ru), 3).is_empty(), "{ru}");
     }
 }
+
+/// Channels `chs` of `katago-v7` at move `number` of `sgf` (the rows path), each as SGF
+/// points in index order.
+fn channels(sgf: &str, number: u16, chs: &[usize]) -> Vec<Vec<String>> {
+    let g = row(sgf);
+    let p = positions(&g, &SplitConfig::default()).into_iter().find(|p| p.move_number == number).unwrap();
+    let set = by_name("katago-v7").unwrap();
+    let (mut spatial, mut global) = (vec![0u8; set.spatial * NN], vec![0f32; set.global]);
+    (set.encode)(&p, &mut spatial, &mut global);
+    let pt = |i: usize| crate::coord::Point::from_index(i as u16).unwrap().to_sgf();
+    chs.iter().map(|&c| (0..NN).filter(|&i| spatial[c * NN + i] != 0).map(pt).collect()).collect()
+}
+
+/// Issue 41, item 5: three single white stones in the corner, A3 B2 A1 (SGF aq br as),
+/// each in atari on A2 (ar), which White cannot fill (suicide); her one escape is to take
+/// the black stone at B1 (bs) with C1 (cs), which Black retakes as a ko. In the search
+/// for B2 and for A1, after W C1 the attacker meets the double-ko shape (both liberties,
+/// A2 and B1, are ko captures for Black, connecting at either leaves White at most 2
+/// liberties). The C++ counts the defender captured when it has **no** liberty-gaining
+/// capture: A1 (no black chain next to it) is laddered, B2 (next to C2, in atari after
+/// W C1) is not. features.py tests the opposite and marks B2, not A1 (A3 the same in
+/// both): `tests/python/test_planes_katago.py` compares such rows with that one test
+/// negated, and `tests/python/ladder_shared_copy_test.py` checks this shape and random
+/// ones like it. KataGo's `iterLadders` runs every search on one shared board copy, but
+/// each search undoes its moves and restores the ko point, so the search order changes
+/// nothing (docs/planes.md, "The ladder channels and KataGo's shared copy").
+#[test]
+fn ladder_double_ko_corner_follows_the_cpp() {
+    // Black B1 is there; W C1 takes it (ko at B1), two moves elsewhere, B B1 retakes (ko
+    // at C1, W to move); C3 (cq) puts C2 in atari once W is at C1.
+    let corner = "(;GM[1]FF[4]SZ[19]KM[7.5]RU[Japanese]AB[ap][bp][bq][cr][ds][bs]AW[aq][br][as][cq]\
+        ;W[cs];B[pd];W[dd];B[bs];W[qq])";
+    // Move 5, W to move after the retake: channel 14 the board now (A3, C3 and A1; C1 is
+    // gone), 15/16 the boards before it (W C1 on the board: A3, A1 and D1), no working move
+    // for White (features.py: B2 instead of A1 on every board).
+    let now = channels(corner, 5, &[14, 15, 16, 17]);
+    assert_eq!(now[0], ["aq", "cq", "as"]);
+    assert_eq!(now[1], ["aq", "as", "ds"]);
+    assert_eq!(now[2], ["aq", "as", "ds"]);
+    assert!(now[3].is_empty());
+    // Move 4, B to move (W C1 on the board, no ko): Black's working moves against the
+    // 2-liberty A1 are A2 and B1 (features.py: B1 only); channel 16 is the board right
+    // after W C1 took the ko.
+    let before = channels(corner, 4, &[14, 15, 16, 17]);
+    assert_eq!(before[..3], [["aq", "as", "ds"], ["aq", "as", "ds"], ["aq", "as", "ds"]]);
+    assert_eq!(before[3], ["ar", "bs"]);
+    // The same corner at the top edge, where A1 (aa) is searched first, not last. (C3, at
+    // cc, escapes here: the white stone at dd breaks its ladder.)
+    let top = "(;GM[1]FF[4]SZ[19]KM[7.5]RU[Japanese]AB[ad][bd][bc][cb][da][ba]AW[ac][bb][aa][cc]\
+        ;W[ca];B[pd];W[dd];B[ba];W[qq])";
+    let now = channels(top, 5, &[14, 15, 16, 17]);
+    assert_eq!(now[..3], [&["aa", "ac"][..], &["aa", "da", "ac"], &["aa", "da", "ac"]]);
+    assert!(now[3].is_empty());
+    let before = channels(top, 4, &[14, 17]);
+    assert_eq!(before[0], ["aa", "da", "ac"]);
+    assert_eq!(before[1], ["ba", "ab"]);
+}
+
+/// KataGo's "Failing polynomial ladder due to max node budget" board
+/// (cpp/tests/testboardbasic.cpp; ../shared/data/ladders), X black, O white.
+const BUDGET_BOARD: [&str; 19] = [
+    "X.OOOOX.OOOOX.OOOOO",
+    "OXXXXOOXXXXOOXXXXXO",
+    "OX..XXOX..XXOX...XO",
+    "O....XOX...XOX...XO",
+    "......OX....OX...XO",
+    ".................XO",
+    "...............XXOO",
+    "...............OOOX",
+    "................XX.",
+    ".................XO",
+    ".................XO",
+    ".................XO",
+    "...............XXOO",
+    "...............OOOX",
+    "................XX.",
+    ".................XO",
+    ".................XO",
+    ".X...X..........X.O",
+    "...............OOO.",
+];
+
+/// The one thing KataGo's shared copy carries from a ladder search to the next: in the
+/// C++, a defender-first search that runs out of its 25,000-node budget unwinds its moves
+/// without restoring the simple-ko point it cleared at its root, so the chains searched
+/// after it (row order from the top) no longer see the board's ko ban. On
+/// `BUDGET_BOARD`, Black at B16 puts the white chain at A18 in atari, and its search gives
+/// up; lower down Black has just taken a ko at B5 (ko at A5, White to move) next to the
+/// black A6 (liberties A7 and the ko point A5). On its own board copy White's working
+/// ladder moves against A6 are A7 only; on KataGo's shared copy, after the give-up, the
+/// ko retake at A5 works too (Black retakes, White A7, Black connects at A5 with one
+/// liberty). Without B16, A18 has 2 liberties and gets an attacker-first search, which
+/// leaks nothing even when it gives up (the C++ then undoes the attacker's first move,
+/// which restores the ko point). The C++ (bench/ladder_iterladders.cpp, `shared`
+/// against `fresh`) gives exactly these channels; features.py has no node budget.
+#[test]
+fn ladder_budget_give_up_drops_the_ko_ban_for_later_chains() {
+    use crate::coord::{Move, Point};
+    use crate::engine::Color;
+    use katago::{Earlier, KataRules, V7Encoder, V7Position, V7Row};
+    let at = |row: usize, col: usize| Point::new(row, col).unwrap();
+    let build = |budget: bool| {
+        let mut b = Board::new();
+        for (r, line) in BUDGET_BOARD.iter().enumerate() {
+            for (c, ch) in line.chars().enumerate() {
+                match ch {
+                    'X' => b.set_stone(at(r, c), 1).unwrap(),
+                    'O' => b.set_stone(at(r, c), 2).unwrap(),
+                    _ => {}
+                }
+            }
+        }
+        // The ko: White A5 between Black A6 and A4; White B6 C5 B4, A8 B7.
+        for (r, c, v) in
+            [(14, 0, 2), (13, 0, 1), (15, 0, 1), (13, 1, 2), (14, 2, 2), (15, 1, 2), (11, 0, 2), (12, 1, 2)]
+        {
+            b.set_stone(at(r, c), v).unwrap();
+        }
+        if budget {
+            b.play(Color::Black, Move::Play(at(3, 1)), &Rules::default()).unwrap();
+        }
+        // Black takes the ko at B5: the ko point is A5, banned for White.
+        b.play(Color::Black, Move::Play(at(14, 1)), &Rules::default()).unwrap();
+        assert_eq!(b.ko_point(), Some(at(14, 0)));
+        b
+    };
+    let ladder_planes = |b: &Board| {
+        let pos = V7Position {
+            board: b,
+            ko: b.ko_point(),
+            prev: [None, None],
+            earlier: Earlier::default(),
+            to_play: Color::White,
+            recent: &[],
+            rules: &KataRules::JAPANESE,
+            komi: 6.5,
+            placed: [0, 0],
+            handicap: 0,
+        };
+        let mut row = V7Row::default();
+        V7Encoder::new().encode(&pos, &mut row);
+        let set = |ch: usize| (0..NN).filter(|&p| row.get(ch, p)).collect::<Vec<_>>();
+        (set(14), set(17))
+    };
+    let idx = |row: usize, col: usize| row * 19 + col;
+    // The white A18 chain in atari: its search gives up.
+    let with = build(true);
+    let mut search = crate::tactics::LadderSearch::new();
+    assert!(!search.is_captured(&with, at(1, 0), true));
+    assert!(search.gave_up());
+    let laddered = vec![idx(13, 0), idx(14, 1), idx(15, 0)];
+    // A7 and A3 (A4's other liberty) work either way; A5 only after the give-up.
+    assert_eq!(ladder_planes(&with), (laddered.clone(), vec![idx(12, 0), idx(14, 0), idx(16, 0)]));
+    let without = build(false);
+    assert_eq!(without.chain_liberties(at(1, 0)), 2);
+    assert_eq!(ladder_planes(&without), (laddered, vec![idx(12, 0), idx(16, 0)]));
+}

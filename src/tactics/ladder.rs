@@ -30,7 +30,8 @@
 //!   board's ko ban is ignored ("assume all kos work for the defender").
 //! * **Limits.** After 25,000 played nodes ([`LADDER_NODE_BUDGET`]) the search gives up
 //!   and answers `false` (not captured), as KataGo does, even for ladders that work
-//!   ("Failing polynomial ladder due to max node budget"). A line deeper than
+//!   ("Failing polynomial ladder due to max node budget"); [`LadderSearch::gave_up`]
+//!   says so (KataGo's board is then left without its simple-ko point). A line deeper than
 //!   `cols × rows × 3/2` plies counts as captured.
 //! * **Breakers** need nothing special: a breaker shows up as a defender extension that
 //!   reaches ≥ 3 liberties, or as a counter-capture.
@@ -111,6 +112,8 @@ struct Work {
     seen: Vec<Point>,
     /// Played nodes of the current search.
     nodes: usize,
+    /// Whether the current search ran out of its node budget.
+    gave_up: bool,
 }
 
 impl LadderSearch {
@@ -177,6 +180,14 @@ impl LadderSearch {
     pub fn last_nodes(&self) -> usize {
         self.nodes
     }
+
+    /// Whether the last [`LadderSearch::is_captured`] ran out of its node budget (and so
+    /// answered "not captured"). KataGo's search then unwinds its moves without restoring
+    /// the simple-ko point it cleared at its root: `iterLadders`' shared board copy loses
+    /// the ko ban for the chains after it (`V7Encoder` follows that).
+    pub fn gave_up(&self) -> bool {
+        self.work.gave_up
+    }
 }
 
 impl Work {
@@ -189,6 +200,7 @@ impl Work {
     /// one (tests of the depth limit).
     fn search_with_stack(&mut self, root: &Board, loc: Point, defender_first: bool, stack: Option<usize>) -> bool {
         self.nodes = 0;
+        self.gave_up = false;
         if !root.is_on_board(loc) {
             return false;
         }
@@ -201,7 +213,7 @@ impl Work {
         let (cols, rows) = root.size();
         // A bit bigger than the board, as KataGo: recaptures can make a line longer.
         let stack_size = stack.unwrap_or(cols * rows * 3 / 2 + 1).max(1);
-        let Work { boards, buf, starts, lens, cur, stones, stones2, seen, nodes } = self;
+        let Work { boards, buf, starts, lens, cur, stones, stones2, seen, nodes, gave_up } = self;
         if starts.len() < stack_size {
             starts.resize(stack_size, 0);
             lens.resize(stack_size, 0);
@@ -228,6 +240,7 @@ impl Work {
             }
             // Out of budget: assume the ladder does not work.
             if *nodes >= LADDER_NODE_BUDGET {
+                *gave_up = true;
                 return false;
             }
             let is_def = d.is_multiple_of(2) == defender_first;
