@@ -21,7 +21,7 @@ KGS    ?= $(SHARED)/dev/kgs-2001-archive
 INPUT_FLAGS := $(foreach i,$(INPUT),--input $(i)) $(if $(LICENCE),--licence '$(LICENCE)',)
 THREAD_FLAGS := $(if $(THREADS),--threads $(THREADS),)
 
-.PHONY: test-train spark spark-check bench-spark bench-scale bench-compare lint debs fuzz all build run filter split sample stats test test-rust test-polars test-python bench venv clean
+.PHONY: katago test-train spark spark-check bench-spark bench-scale bench-compare lint debs fuzz all build run filter split sample stats test test-rust test-polars test-python bench venv clean
 
 all: build
 
@@ -125,6 +125,33 @@ test-polars:
 test-python: venv debs
 	$(CARGO) test --release --no-run --test integration
 	KIBO=$(KIBO) SHARED=$(SHARED) $(PY) -m pytest -q tests/python
+
+## KataGo, the judge of the hard games (docs/scoring.md, "KataGo as the measure"): built from
+## ../shared/oracles/katago-cpp (Eigen backend, CPU; ~200 s on 2 cores, once) into
+## $(KATAGO_HOME), with the b10 net and the analysis config of KaTrain's PyPI wheel.
+## `make katago` prints the three paths; bench/katago_check.py uses them.
+KATAGO_HOME ?= $(HOME)/.cache/kibo-katago
+KATAGO_SRC  ?= $(abspath $(SHARED)/../oracles/katago-cpp/katago-6a1fc5d-cpp.tar.gz)
+KATAGO_BIN  := $(KATAGO_HOME)/katago-6a1fc5d/cpp/katago
+KATAGO_MODEL := $(KATAGO_HOME)/katrain/katrain/models/b10c384h6nbttflrs.bin.gz
+KATAGO_CONFIG := $(KATAGO_HOME)/katrain/katrain/KataGo/analysis_config.cfg
+$(KATAGO_BIN):
+	@test -f $(KATAGO_SRC) || { echo "katago: $(KATAGO_SRC) is missing"; exit 2; }
+	@missing=$$(for p in cmake libeigen3-dev libzip-dev zlib1g-dev g++; do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages: $$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+	mkdir -p $(KATAGO_HOME) && tar -xzf $(KATAGO_SRC) -C $(KATAGO_HOME)
+	cd $(KATAGO_HOME)/katago-6a1fc5d/cpp && cmake . -DUSE_BACKEND=EIGEN $$(grep -q avx2 /proc/cpuinfo && echo -DUSE_AVX2=1) -DNO_GIT_REVISION=1 >/dev/null && $(MAKE) -j2 >/dev/null
+$(KATAGO_MODEL): | $(VENV)/.ok
+	mkdir -p $(KATAGO_HOME)/katrain
+	$(PY) -m pip download --quiet --disable-pip-version-check --no-deps -d $(KATAGO_HOME)/katrain katrain==1.20.0
+	cd $(KATAGO_HOME)/katrain && $(abspath $(PY)) -c "import zipfile; z = zipfile.ZipFile('katrain-1.20.0-py3-none-any.whl'); \
+	  [z.extract(n) for n in z.namelist() if n.startswith('katrain/models/') or n == 'katrain/KataGo/analysis_config.cfg']"
+	touch $@
+katago: $(KATAGO_BIN) $(KATAGO_MODEL)
+	@echo "KATAGO_BIN=$(KATAGO_BIN)"; echo "KATAGO_MODEL=$(KATAGO_MODEL)"; echo "KATAGO_CONFIG=$(KATAGO_CONFIG)"
 
 ## Extra packages of the trainer tests (TRL, transformers, torchvision, ...), installed when
 ## the list changes.
