@@ -195,8 +195,12 @@ fn stats_of_the_default_pipeline_agree_with_report_and_parquet_reader() {
     assert_eq!(sum(&stats.score_checks, "games"), c["games_kept"].as_u64().unwrap());
     let names: Vec<String> =
         stats.score_checks.column("score_check").unwrap().str().unwrap().iter().flatten().map(String::from).collect();
-    assert!(names.iter().all(|n| ["agrees", "margin_differs", "winner_differs", "undecided", "not counted"]
-        .contains(&n.as_str())), "{names:?}");
+    assert!(
+        names
+            .iter()
+            .all(|n| ["agrees", "margin_differs", "winner_differs", "undecided", "not counted"].contains(&n.as_str())),
+        "{names:?}"
+    );
     // Top positions: at most 10, most repeated first, the first one repeated.
     let occ: Vec<u64> = stats.top_positions.column("occurrences").unwrap().u64().unwrap().iter().flatten().collect();
     assert!(!occ.is_empty() && occ.len() <= 10 && occ.windows(2).all(|w| w[0] >= w[1]) && occ[0] > 1, "{occ:?}");

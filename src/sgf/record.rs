@@ -669,7 +669,9 @@ fn read_node<'t, 'a>(
             "TW" => line.territory.1 = markup_points(p),
             "PL" => rest.pl = p.values.first().copied(),
             other => {
-                if let Some(s) = slot_of(other) {
+                // Fox's time properties count in the root only: other applications write
+                // `TC`/`TT` in later nodes with other meanings (GNU Go's `TC[-153]`).
+                if let Some(s) = slot_of(other).filter(|&s| k == 0 || !(s == TC || s == TT)) {
                     if line.info[s].is_none() {
                         line.info[s] = Some(p);
                         q.game_info_after_root |= k > 0;

@@ -749,6 +749,10 @@ fn a_fox_record_is_told_by_what_it_holds() {
     // A Fox handicap game keeps its 0.
     let g = ok("(;KM[0]HA[2]AB[pd][dp]AP[YuanYu]TC[3]TT[30];W[pp])");
     assert_eq!(g.komi, Some(0.0));
+    // TC/TT in a later node are another application's (GNU Go's TC[-153]): no evidence,
+    // and not game info found after the root.
+    let g = ok("(;KM[0]AP[YuanYu]RE[B+R];B[pd]TC[-153]TT[];W[dp])");
+    assert_eq!((g.komi, g.quirks.fox_by_content, g.quirks.game_info_after_root), (Some(0.0), false, false));
 }
 
 #[test]
