@@ -54,6 +54,7 @@ def main():
     ap.add_argument("--visits", type=int, default=8)
     ap.add_argument("--per-class", type=int, default=40)
     ap.add_argument("--classes", default="margin_differs,winner_differs,agrees")
+    ap.add_argument("--list", action="store_true", help="also one line a game: file, RE, kibo's count, KataGo's lead")
     a = ap.parse_args()
     classes = a.classes.split(",")
     rows = [g for g in pq.read_table(a.games).to_pylist()
@@ -98,6 +99,12 @@ def main():
             near_kibo = abs(kg - g["counted_margin"]) < abs(kg - recorded)
             t["lead_nearer_kibo"] += near_kibo
             t["lead_nearer_record"] += not near_kibo
+    if a.list:
+        for g in taken:
+            if g["game_id"] in lead:
+                print(f"{g['source']:<8} {g['score_check']:<15} {g['source_file'].split('/')[-1]:<28} "
+                      f"RE[{g['result_raw']}] kibo B{g['counted_margin']:+.1f} KataGo B{lead[g['game_id']]:+.1f} "
+                      f"({g['score_rules']}, komi {g['score_komi']}); {g['score_reason'] or ''}")
     print(f"KataGo ({Path(a.model).name}, {a.visits} visits) on the final positions of {a.games}")
     print(f"{'source':<10} {'verdict':<15} {'games':>5} {'kibo winner':>11} {'record winner':>13} "
           f"{'lead nearer kibo':>16} {'nearer record':>13}")
