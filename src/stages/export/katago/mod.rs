@@ -31,6 +31,7 @@ use anyhow::Context;
 use arrow_array::{ArrayRef, RecordBatch, StringArray, UInt16Array, UInt8Array};
 use rayon::prelude::*;
 
+use super::SPLITS;
 use crate::features::katago::{V7Encoder, GLOBAL, SPATIAL};
 use crate::game::GameRow;
 use crate::tables::{games_from_batch, Cols};
@@ -66,8 +67,6 @@ pub struct KatagoReport {
     /// Bucket files used for the shuffle.
     pub buckets: usize,
 }
-
-const SPLITS: [&str; 2] = ["train", "val"];
 
 /// Reads the games table and the train/val sample rows wanted per game.
 fn read_inputs(out: &Path) -> anyhow::Result<(Vec<GameRow>, Vec<Vec<Wanted>>)> {
