@@ -199,13 +199,7 @@ pub(crate) fn positional_only(rules: &str) -> String {
 
 /// Channel 6 of `katago-v7` at move `number` of `sgf` (the rows path), as SGF points.
 fn ko_channel(sgf: &str, number: u16) -> Vec<String> {
-    let g = row(sgf);
-    let p = positions(&g, &SplitConfig::default()).into_iter().find(|p| p.move_number == number).unwrap();
-    let set = by_name("katago-v7").unwrap();
-    let (mut spatial, mut global) = (vec![0u8; set.spatial * NN], vec![0f32; set.global]);
-    (set.encode)(&p, &mut spatial, &mut global);
-    let pt = |i: usize| crate::coord::Point::from_index(i as u16).unwrap().to_sgf();
-    (0..NN).filter(|&i| spatial[6 * NN + i] != 0).map(pt).collect()
+    channels(sgf, number, &[6]).remove(0)
 }
 
 #[test]

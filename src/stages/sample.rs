@@ -38,16 +38,42 @@ pub struct SampleOptions {
     pub max_rank: Option<i16>,
 }
 
-fn score(seed: u64, hash: &[u8], game_id: &str, move_number: u16) -> [u8; 16] {
+/// A draw's key: the first 16 bytes of `blake3(domain ‖ seed ‖ parts…)`.
+fn draw_key(domain: &[u8], seed: u64, parts: &[&[u8]]) -> [u8; 16] {
     let mut h = blake3::Hasher::new();
-    h.update(b"kibo.sample.v1\0");
+    h.update(domain);
     h.update(&seed.to_le_bytes());
-    h.update(hash);
-    h.update(game_id.as_bytes());
-    h.update(&move_number.to_le_bytes());
+    for p in parts {
+        h.update(p);
+    }
     let mut out = [0u8; 16];
     out.copy_from_slice(&h.finalize().as_bytes()[..16]);
     out
+}
+
+/// The `n` values with the smallest keys seen so far, in key order.
+struct Smallest<T> {
+    n: usize,
+    best: BTreeMap<[u8; 16], T>,
+}
+
+impl<T> Smallest<T> {
+    fn new(n: usize) -> Smallest<T> {
+        Smallest { n, best: BTreeMap::new() }
+    }
+    /// Would a value with key `k` be kept?
+    fn wants(&self, k: &[u8; 16]) -> bool {
+        self.best.len() < self.n || self.best.last_key_value().is_some_and(|(last, _)| k < last)
+    }
+    /// Keeps `v` under `k` if it is among the `n` smallest.
+    fn offer(&mut self, k: [u8; 16], v: T) {
+        if self.wants(&k) {
+            self.best.insert(k, v);
+            if self.best.len() > self.n {
+                self.best.pop_last();
+            }
+        }
+    }
 }
 
 /// The `i`th values of a list column.
@@ -59,7 +85,7 @@ fn list_range(l: &arrow_array::GenericListArray<i32>, i: usize) -> std::ops::Ran
 /// Draws the samples; returns them in draw order, with `id` 1..=n.
 pub fn draw(out: &Path, opt: &SampleOptions) -> anyhow::Result<Vec<VerifySample>> {
     // (score) → sample, keeping the n smallest.
-    let mut best: BTreeMap<[u8; 16], VerifySample> = BTreeMap::new();
+    let mut best: Smallest<VerifySample> = Smallest::new(opt.n);
     read_table(out, "samples", |b| {
         let c = Cols::new(&b, "samples");
         let hash = c.fixed_binary("position_hash")?;
@@ -94,22 +120,16 @@ pub fn draw(out: &Path, opt: &SampleOptions) -> anyhow::Result<Vec<VerifySample>
                     continue;
                 }
             }
-            let sc = score(opt.seed, hash.value(i), game_id.value(i), mn.value(i));
-            if best.len() >= opt.n {
-                match best.last_key_value() {
-                    Some((k, _)) if *k > sc => {}
-                    _ => continue,
-                }
-            }
-            best.insert(sc, row_to_sample(&c, i)?);
-            if best.len() > opt.n {
-                best.pop_last();
+            let parts: [&[u8]; 3] = [hash.value(i), game_id.value(i).as_bytes(), &mn.value(i).to_le_bytes()];
+            let sc = draw_key(b"kibo.sample.v1\0", opt.seed, &parts);
+            if best.wants(&sc) {
+                best.offer(sc, row_to_sample(&c, i)?);
             }
         }
         Ok(())
     })?;
     // Player names come from the games table.
-    let wanted: std::collections::HashSet<String> = best.values().map(|s| s.game_id.clone()).collect();
+    let wanted: std::collections::HashSet<String> = best.best.values().map(|s| s.game_id.clone()).collect();
     let mut names: HashMap<String, (Option<String>, Option<String>)> = HashMap::new();
     read_table(out, "games", |b| {
         let c = Cols::new(&b, "games");
@@ -122,7 +142,7 @@ pub fn draw(out: &Path, opt: &SampleOptions) -> anyhow::Result<Vec<VerifySample>
         }
         Ok(())
     })?;
-    let mut v: Vec<VerifySample> = best.into_values().collect();
+    let mut v: Vec<VerifySample> = best.best.into_values().collect();
     for (i, s) in v.iter_mut().enumerate() {
         s.id = i + 1;
         if let Some((b, w)) = names.get(&s.game_id) {
@@ -184,21 +204,10 @@ pub fn run(out: &Path, opt: &SampleOptions) -> anyhow::Result<usize> {
 /// with the smallest `blake3("kibo.sample.vlm.v1" ‖ seed ‖ game_id ‖ move_number)`, in
 /// that order. Returns how many rows were written.
 pub fn run_vlm(out: &Path, dest: &Path, n: usize, seed: u64) -> anyhow::Result<usize> {
-    let mut best: BTreeMap<[u8; 16], VlmView> = BTreeMap::new();
+    let mut best: Smallest<VlmView> = Smallest::new(n);
     let mut offer = |v: VlmView| {
-        let mut h = blake3::Hasher::new();
-        h.update(b"kibo.sample.vlm.v1\0");
-        h.update(&seed.to_le_bytes());
-        h.update(v.game_id.as_bytes());
-        h.update(&v.move_number.to_le_bytes());
-        let mut k = [0u8; 16];
-        k.copy_from_slice(&h.finalize().as_bytes()[..16]);
-        if best.len() < n || best.last_key_value().is_some_and(|(last, _)| k < *last) {
-            best.insert(k, v);
-            if best.len() > n {
-                best.pop_last();
-            }
-        }
+        let k = draw_key(b"kibo.sample.vlm.v1\0", seed, &[v.game_id.as_bytes(), &v.move_number.to_le_bytes()]);
+        best.offer(k, v);
     };
     let jsonl: Vec<PathBuf> =
         ["train.jsonl", "val.jsonl"].iter().map(|f| dest.join(f)).filter(|p| p.is_file()).collect();
@@ -231,7 +240,7 @@ pub fn run_vlm(out: &Path, dest: &Path, n: usize, seed: u64) -> anyhow::Result<u
             dest.display()
         );
     }
-    let mut rows: Vec<VlmView> = best.into_values().collect();
+    let mut rows: Vec<VlmView> = best.best.into_values().collect();
     for (i, r) in rows.iter_mut().enumerate() {
         r.id = i + 1;
     }
