@@ -122,11 +122,12 @@ test-polars:
 
 # The binary is built by `cargo test` (same feature set as the tests, so no second
 # build of the dependencies).
-test-python: venv debs
+test-python: venv debs katago
 	$(CARGO) test --release --no-run --test integration
-	KIBO=$(KIBO) SHARED=$(SHARED) $(PY) -m pytest -q tests/python
+	KIBO=$(KIBO) SHARED=$(SHARED) KATAGO_HOME=$(KATAGO_HOME) $(PY) -m pytest -q tests/python
 
-## KataGo, the judge of the hard games (docs/scoring.md, "KataGo as the measure"): built from
+## KataGo, the judge of the hard games (docs/scoring.md, "KataGo as the judge"; `make test`
+## runs tests/python/test_score_katago.py with it): built from
 ## ../shared/oracles/katago-cpp (Eigen backend, CPU; ~200 s on 2 cores, once) into
 ## $(KATAGO_HOME), with the b10 net and the analysis config of KaTrain's PyPI wheel.
 ## `make katago` prints the three paths; bench/katago_check.py uses them.

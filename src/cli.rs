@@ -235,6 +235,12 @@ struct ScoreArgs {
     /// its status and evidence).
     #[arg(long)]
     json: bool,
+    /// How to count: full (default), rules, katago (KataGo's ownership as the evidence
+    /// when kibo's judge leaves the game undecided or counts another winner), off.
+    #[arg(long, value_enum)]
+    score_check: Option<ScoreCheckMode>,
+    #[command(flatten)]
+    katago: KatagoJudgeArgs,
 }
 
 #[derive(Args, Debug)]
@@ -298,11 +304,64 @@ struct RunArgs {
     #[arg(long, value_name = "SPDX")]
     licence: Option<String>,
     /// How games that ended by counting are counted: full (with playouts), rules (no
-    /// playouts), off; overrides `filter.score_check` (default full).
+    /// playouts), katago (full, then KataGo's ownership for the games left undecided or
+    /// winner_differs), off; overrides `filter.score_check` (default full).
     #[arg(long, value_enum)]
     score_check: Option<ScoreCheckMode>,
     #[command(flatten)]
+    katago: KatagoJudgeArgs,
+    #[command(flatten)]
     common: OutArgs,
+}
+
+/// `[filter.katago]` as flags (`--score-check katago`).
+#[derive(Args, Debug, Default)]
+struct KatagoJudgeArgs {
+    /// The KataGo binary (overrides `filter.katago.binary`; default: `make katago`'s).
+    #[arg(long, value_name = "PATH")]
+    katago_binary: Option<PathBuf>,
+    /// The KataGo network (overrides `filter.katago.model`).
+    #[arg(long, value_name = "PATH")]
+    katago_model: Option<PathBuf>,
+    /// KataGo's analysis config (overrides `filter.katago.config`).
+    #[arg(long, value_name = "PATH")]
+    katago_config: Option<PathBuf>,
+    /// Visits per query (overrides `filter.katago.visits`, default 32).
+    #[arg(long, value_name = "N")]
+    katago_visits: Option<u32>,
+    /// Positions KataGo analyses at once (overrides `filter.katago.threads`).
+    #[arg(long, value_name = "N")]
+    katago_threads: Option<u32>,
+    /// Search threads per position (overrides `filter.katago.search_threads`).
+    #[arg(long, value_name = "N")]
+    katago_search_threads: Option<u32>,
+}
+
+impl KatagoJudgeArgs {
+    /// Applies the flags and `--score-check` to `cfg`; with `katago`, checks that the
+    /// binary, model and config exist (a setup error, before anything is written).
+    fn apply(&self, score_check: Option<ScoreCheckMode>, cfg: &mut crate::config::FilterConfig) -> anyhow::Result<()> {
+        if let Some(m) = score_check {
+            cfg.score_check = m;
+        }
+        let k = &mut cfg.katago;
+        for (flag, slot) in [
+            (&self.katago_binary, &mut k.binary),
+            (&self.katago_model, &mut k.model),
+            (&self.katago_config, &mut k.config),
+        ] {
+            if flag.is_some() {
+                slot.clone_from(flag);
+            }
+        }
+        k.visits = self.katago_visits.unwrap_or(k.visits);
+        k.threads = self.katago_threads.or(k.threads);
+        k.search_threads = self.katago_search_threads.or(k.search_threads);
+        if cfg.score_check == ScoreCheckMode::Katago {
+            cfg.katago.settings().check().map_err(|e| SetupError(format!("{e:#}")))?;
+        }
+        Ok(())
+    }
 }
 
 /// Settings after merging the pipeline file and flags.
@@ -630,9 +689,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.cmd {
         Cmd::Filter(a) => {
             let mut r = resolve(&a.common, &a.input, a.licence.as_deref())?;
-            if let Some(m) = a.score_check {
-                r.cfg.filter.score_check = m;
-            }
+            a.katago.apply(a.score_check, &mut r.cfg.filter)?;
             check_inputs(&r, &r.out)?;
             let code = pool(r.cfg.pipeline.threads)?.install(|| do_filter(&r))?;
             Ok(code)
@@ -669,7 +726,9 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Cmd::Score(a) => {
             let pictures =
                 crate::stages::score::Pictures { png: a.png.as_deref(), svg: a.svg.as_deref(), json: a.json };
-            let text = crate::stages::score::score_report(&a.file, a.game, pictures)
+            let mut cfg = crate::config::FilterConfig::default();
+            a.katago.apply(a.score_check, &mut cfg)?;
+            let text = crate::stages::score::score_report(&a.file, a.game, pictures, &cfg)
                 .map_err(|e| SetupError(format!("{e:#}")))?;
             print!("{text}");
             Ok(Exit::Ok as i32)
@@ -716,9 +775,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Cmd::Export(c) => export(c),
         Cmd::Run(a) => {
             let mut r = resolve(&a.common, &a.input, a.licence.as_deref())?;
-            if let Some(m) = a.score_check {
-                r.cfg.filter.score_check = m;
-            }
+            a.katago.apply(a.score_check, &mut r.cfg.filter)?;
             check_inputs(&r, &r.out)?;
             let p = pool(r.cfg.pipeline.threads)?;
             let code = p.install(|| do_filter(&r))?;
@@ -751,6 +808,17 @@ fn do_filter(r: &Resolved) -> anyhow::Result<i32> {
     if !t.rejected_by_reason.is_empty() {
         let parts: Vec<String> = t.rejected_by_reason.iter().map(|(k, v)| format!("{k} {v}")).collect();
         eprintln!("filter: rejected by reason: {}", parts.join(", "));
+    }
+    if let Some(k) = &report.katago {
+        let moved: Vec<String> = t.katago_verdicts.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        eprintln!(
+            "filter: KataGo ({} visits) read {} games in {:.1}s ({:.2}s a game, its start included): {}",
+            k.visits,
+            k.games,
+            k.seconds,
+            k.seconds / k.games.max(1) as f64,
+            if moved.is_empty() { "none".to_string() } else { moved.join(", ") }
+        );
     }
     if report.had_unreadable() {
         eprintln!(
@@ -803,7 +871,8 @@ fn part(c: PartCmd) -> anyhow::Result<i32> {
         PartCmd::Write(a) => ("write", a),
         PartCmd::Finish(a) => ("finish", a),
     };
-    let r = resolve(&a.run.common, &a.run.input, a.run.licence.as_deref())?;
+    let mut r = resolve(&a.run.common, &a.run.input, a.run.licence.as_deref())?;
+    a.run.katago.apply(a.run.score_check, &mut r.cfg.filter)?;
     let none = PathBuf::from("/nonexistent/kibo-none");
     let dir = p::part_dir(&a.work, a.part);
     let load_plan = || -> anyhow::Result<p::Plan> {

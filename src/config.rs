@@ -293,8 +293,72 @@ pub struct FilterConfig {
     /// 6.5 in even games and 0.5 in handicap games).
     pub komi: Option<f32>,
     /// How games that ended by counting are counted: "full" (Benson, the rules, the
-    /// playouts and the markup), "rules" (no playouts) or "off" (not counted).
+    /// playouts and the markup), "rules" (no playouts), "katago" (full, then KataGo's
+    /// ownership as the evidence for the games left `undecided` or `winner_differs`) or
+    /// "off" (not counted).
     pub score_check: ScoreCheckMode,
+    /// `[filter.katago]`: the engine of `score_check = "katago"`.
+    pub katago: KatagoConfig,
+}
+
+/// `[filter.katago]`: how to run KataGo's analysis engine for `score_check = "katago"`
+/// (docs/scoring.md, "KataGo as the judge"). The paths default to what `make katago`
+/// builds and fetches under `$KATAGO_HOME` (default `~/.cache/kibo-katago`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct KatagoConfig {
+    /// The `katago` binary (any backend: Eigen, CUDA, OpenCL).
+    pub binary: Option<PathBuf>,
+    /// The network (`.bin.gz`).
+    pub model: Option<PathBuf>,
+    /// The analysis config.
+    pub config: Option<PathBuf>,
+    /// Visits per query (two queries a game: each side to move).
+    pub visits: u32,
+    /// Positions analysed at once (`numAnalysisThreads`); unset: the config's.
+    pub threads: Option<u32>,
+    /// Search threads per position (`numSearchThreads`); unset: the config's.
+    pub search_threads: Option<u32>,
+    /// Seconds to wait for any one answer before the engine counts as hung.
+    pub timeout_s: u64,
+}
+
+impl Default for KatagoConfig {
+    fn default() -> Self {
+        KatagoConfig {
+            binary: None,
+            model: None,
+            config: None,
+            visits: 32,
+            threads: None,
+            search_threads: None,
+            timeout_s: 300,
+        }
+    }
+}
+
+impl KatagoConfig {
+    /// Where `make katago` puts KataGo, its net and its analysis config.
+    pub fn home() -> PathBuf {
+        std::env::var_os("KATAGO_HOME").map(PathBuf::from).unwrap_or_else(|| {
+            std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default().join(".cache/kibo-katago")
+        })
+    }
+
+    /// The engine's settings, the unset paths filled in from [`KatagoConfig::home`].
+    pub fn settings(&self) -> crate::analysis::KatagoSettings {
+        let home = KatagoConfig::home();
+        let or = |p: &Option<PathBuf>, default: &str| p.clone().unwrap_or_else(|| home.join(default));
+        crate::analysis::KatagoSettings {
+            binary: or(&self.binary, "katago-6a1fc5d/cpp/katago"),
+            model: or(&self.model, "katrain/katrain/models/b10c384h6nbttflrs.bin.gz"),
+            config: or(&self.config, "katrain/katrain/KataGo/analysis_config.cfg"),
+            visits: self.visits,
+            threads: self.threads,
+            search_threads: self.search_threads,
+            timeout: std::time::Duration::from_secs(self.timeout_s.max(1)),
+        }
+    }
 }
 
 /// `filter.score_check` (docs/scoring.md, "Modes").
@@ -306,6 +370,9 @@ pub enum ScoreCheckMode {
     Full,
     /// Benson, the conservative rules and the markup; no playouts.
     Rules,
+    /// Full, then KataGo's ownership maps as the evidence for life and death in the
+    /// games the full count leaves `undecided` or calls `winner_differs` (kibo counts).
+    Katago,
     /// No count: the score columns stay empty.
     Off,
 }
@@ -328,6 +395,7 @@ impl Default for FilterConfig {
             drop_score_disagreements: DropVerdicts::default(),
             komi: None,
             score_check: ScoreCheckMode::Full,
+            katago: KatagoConfig::default(),
         }
     }
 }

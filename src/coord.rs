@@ -54,7 +54,12 @@ impl Point {
     }
     /// GTP text, e.g. `"Q16"`.
     pub fn to_gtp(self) -> String {
-        format!("{}{}", GTP_COLUMNS[self.col as usize] as char, N - self.row as usize)
+        self.to_gtp_on(N)
+    }
+    /// GTP text on a board of `rows` rows (GTP counts rows from the bottom edge), e.g.
+    /// `"C7"` for the point at row 2, column 2 of a 9×9 board.
+    pub fn to_gtp_on(self, rows: usize) -> String {
+        format!("{}{}", GTP_COLUMNS[self.col as usize] as char, rows.saturating_sub(self.row as usize))
     }
 }
 
@@ -259,6 +264,17 @@ mod tests {
             assert_eq!(gtp_move(gtp), Some(Move::Play(p)), "{gtp}");
             assert_eq!(Move::from_index(p.index()), Some(Move::Play(p)));
         }
+    }
+
+    #[test]
+    fn gtp_on_a_smaller_board_counts_rows_from_its_own_bottom_edge() {
+        // 9×9: the top-left point is A9, the bottom-right J1 (no I), the 3-3 point C7.
+        let at = |r, c| Point::new(r, c).unwrap().to_gtp_on(9);
+        assert_eq!(at(0, 0), "A9");
+        assert_eq!(at(8, 8), "J1");
+        assert_eq!(at(2, 2), "C7");
+        assert_eq!(Point::new(2, 2).unwrap().to_gtp_on(19), "C17");
+        assert_eq!(Point::new(12, 12).unwrap().to_gtp_on(13), "N1");
     }
 
     #[test]

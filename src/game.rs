@@ -158,6 +158,33 @@ pub struct ScoreVerdict {
     pub count: Option<Score>,
     /// Why the check is `undecided` (`None` otherwise).
     pub reason: Option<String>,
+    /// Whose evidence decided the dead stones and seki behind the count.
+    pub judge: ScoreJudge,
+}
+
+/// Whose evidence decided the dead stones and seki of a count (`score_judge`; kibo
+/// counts in both cases).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ScoreJudge {
+    /// Kibo's own judge (`scoring::judge`: Benson, the rules, the playouts, the markup).
+    #[default]
+    Kibo,
+    /// KataGo's ownership maps (`scoring::judge_by_ownership`), `score_check = "katago"`.
+    Katago,
+}
+
+impl ScoreJudge {
+    /// Stable name: `"kibo"`, `"katago"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ScoreJudge::Kibo => "kibo",
+            ScoreJudge::Katago => "katago",
+        }
+    }
+    /// The judge named by [`ScoreJudge::as_str`].
+    pub fn from_name(s: &str) -> Option<ScoreJudge> {
+        [ScoreJudge::Kibo, ScoreJudge::Katago].into_iter().find(|j| j.as_str() == s)
+    }
 }
 
 /// One kept game: where it came from, its metadata, its start position and main line.

@@ -16,6 +16,7 @@ and `sgf` use nothing else; `reject`, `config` and `game` are the pipeline's voc
 the rest; `cli` is the only place that knows about the command line.
 */
 
+pub mod analysis;
 pub mod cli;
 pub mod color;
 pub mod config;

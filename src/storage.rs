@@ -28,7 +28,7 @@ use parquet::file::writer::SerializedFileWriter;
 use rayon::prelude::*;
 
 /// Version of every table schema kibo writes. Bump on any column change.
-pub const SCHEMA_VERSION: &str = "5";
+pub const SCHEMA_VERSION: &str = "6";
 
 /// One finished shard.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]

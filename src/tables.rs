@@ -25,7 +25,7 @@ use arrow_schema::{DataType, Field, Fields, SchemaRef};
 
 use crate::color::Color;
 use crate::coord::{Move, Point};
-use crate::game::{GameId, GameMeta, GameRow, ScoreVerdict};
+use crate::game::{GameId, GameMeta, GameRow, ScoreJudge, ScoreVerdict};
 use crate::reject::{Reject, Stage};
 use crate::scoring::{RuleSet, Score, ScoreCheck};
 use crate::sgf::{GameMove, MidSetup, ResultKind};
@@ -251,6 +251,7 @@ fn score_columns(rows: &[GameRow]) -> Vec<Column> {
         cols.push(prim::<UInt16Type>(name, true, rows.iter().map(part(k))));
     }
     cols.push(utf8("score_reason", true, rows.iter().map(|r| r.score.as_ref().and_then(|v| v.reason.as_deref()))));
+    cols.push(utf8("score_judge", true, rows.iter().map(|r| r.score.as_ref().map(|v| v.judge.as_str()))));
     cols
 }
 
@@ -262,6 +263,7 @@ struct ScoreCols<'a> {
     komi: &'a PrimitiveArray<Float32Type>,
     parts: Vec<&'a PrimitiveArray<UInt16Type>>,
     reason: &'a StringArray,
+    judge: &'a StringArray,
 }
 
 impl<'a> ScoreCols<'a> {
@@ -273,6 +275,7 @@ impl<'a> ScoreCols<'a> {
             komi: c.prim::<Float32Type>("score_komi")?,
             parts: SCORE_PARTS.iter().map(|n| c.prim::<UInt16Type>(n)).collect::<anyhow::Result<_>>()?,
             reason: c.str("score_reason")?,
+            judge: c.str("score_judge")?,
         })
     }
 
@@ -297,7 +300,17 @@ impl<'a> ScoreCols<'a> {
                 ))
             }
         };
-        Ok(Some(ScoreVerdict { check, counted_margin: opt(self.counted, i), count, reason: opt_str(self.reason, i) }))
+        let judge = match opt_str(self.judge, i) {
+            None => ScoreJudge::Kibo,
+            Some(j) => ScoreJudge::from_name(&j).ok_or_else(|| anyhow!("{}: score_judge {j:?}", at()))?,
+        };
+        Ok(Some(ScoreVerdict {
+            check,
+            counted_margin: opt(self.counted, i),
+            count,
+            reason: opt_str(self.reason, i),
+            judge,
+        }))
     }
 }
 
@@ -661,6 +674,7 @@ mod tests {
                 counted_margin: Some(-3.5),
                 count: Some(Score::from_parts(RuleSet::Japanese, 6.5, 0, [10, 12], [3, 1], [2, 0], [0; 2], 4)),
                 reason: Some("4 undecided points".into()),
+                judge: crate::game::ScoreJudge::Katago,
             }),
             ..Default::default()
         };

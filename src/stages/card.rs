@@ -134,6 +134,15 @@ pub fn render(report: &Value, manifest: &Value) -> String {
             n("winner_differs"),
             n("undecided")
         );
+        if let Some(k) = report["filter"]["katago"]["games"].as_u64() {
+            let _ = writeln!(
+                t,
+                "Of these, {k} games that kibo's own judge left undecided or counted for another winner were \
+                 judged with KataGo's ownership maps as the evidence for life and death ({} visits; kibo counted \
+                 them; `score_judge` = `katago`).\n",
+                report["filter"]["katago"]["visits"].as_u64().unwrap_or(0)
+            );
+        }
     }
     let _ = writeln!(t, "## Sources and licences\n\n| source | licence | games found | origin |\n|---|---|---|---|");
     for s in &sources {

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::{Config, FilterConfig, ScoreCheckMode, Source};
 use crate::coord::{Move, Point};
 use crate::formats;
-use crate::game::{GameRow, ScoreVerdict};
+use crate::game::{GameRow, ScoreJudge, ScoreVerdict};
 use crate::input::{self, Item, Location};
 use crate::reject::Reject;
 use crate::replay::{replay, ReplayRules};
@@ -49,6 +49,10 @@ pub struct Counts {
     /// Kept games by score verdict (`score_check`; games not counted are left out).
     #[serde(default)]
     pub score_checks: BTreeMap<String, u64>,
+    /// `score_check = "katago"`: the games KataGo's evidence judged, by kibo's own
+    /// verdict and the verdict with KataGo's evidence (`"undecided -> agrees"`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub katago_verdicts: BTreeMap<String, u64>,
 }
 
 impl Counts {
@@ -63,6 +67,9 @@ impl Counts {
         self.games_rejected += o.games_rejected;
         for (k, v) in &o.score_checks {
             *self.score_checks.entry(k.clone()).or_default() += v;
+        }
+        for (k, v) in &o.katago_verdicts {
+            *self.katago_verdicts.entry(k.clone()).or_default() += v;
         }
         for (k, v) in &o.rejected_by_reason {
             *self.rejected_by_reason.entry(k.clone()).or_default() += v;
@@ -104,6 +111,22 @@ pub struct FilterReport {
     pub games_shards: Vec<ShardInfo>,
     /// Shards of `rejects`.
     pub rejects_shards: Vec<ShardInfo>,
+    /// `score_check = "katago"`: the engine's work.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub katago: Option<KatagoRun>,
+}
+
+/// What KataGo did in a filter run (`report.json` → `filter.katago`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct KatagoRun {
+    /// Visits per query.
+    pub visits: u32,
+    /// Games whose final position KataGo read (two queries each).
+    pub games: u64,
+    /// Seconds spent waiting for KataGo (its start included); printed, not written to
+    /// `report.json` (which stays the same from run to run).
+    #[serde(skip)]
+    pub seconds: f64,
 }
 
 /// What one record format gave (`report.json` → `filter.by_format`).
@@ -137,6 +160,16 @@ pub struct InputFile {
 }
 
 impl FilterReport {
+    /// An empty report with a count and an input list for each source.
+    fn for_sources(sources: &[Source]) -> FilterReport {
+        let mut report = FilterReport::default();
+        for s in sources {
+            report.by_source.entry(s.name.clone()).or_default();
+            report.inputs.entry(s.name.clone()).or_default();
+        }
+        report
+    }
+
     /// Adds the report of the next part of the corpus (the parts of a Spark run, in
     /// walk order): counts summed, inputs and shards appended.
     pub fn merge(&mut self, o: FilterReport) {
@@ -158,6 +191,11 @@ impl FilterReport {
         }
         self.games_shards.extend(o.games_shards);
         self.rejects_shards.extend(o.rejects_shards);
+        if let Some(k) = o.katago {
+            let m = self.katago.get_or_insert_with(|| KatagoRun { visits: k.visits, ..Default::default() });
+            m.games += k.games;
+            m.seconds += k.seconds;
+        }
     }
 
     /// True when some input could not be read (exit code 1).
@@ -166,9 +204,10 @@ impl FilterReport {
     }
 }
 
-/// Outcome of one document, produced in parallel.
+/// Outcome of one document, produced in parallel. A kept game carries its final
+/// position when KataGo is to judge it ([`escalates`]).
 enum Outcome {
-    Kept(Box<GameRow>, Vec<&'static str>, &'static str),
+    Kept(Box<GameRow>, Vec<&'static str>, &'static str, Option<Box<crate::engine::Board>>),
     Rejected(RejectRow),
     Skipped,
 }
@@ -198,6 +237,8 @@ pub fn run_part(
     select: Option<std::ops::Range<u64>>,
     progress: &crate::progress::Progress,
 ) -> anyhow::Result<FilterReport> {
+    // KataGo starts (and answers a first query) before anything is written.
+    let mut katago = Judge::start(&cfg.filter)?;
     crate::storage::clean_stale(out)?;
     let opts = TableOptions {
         row_group_rows: 16384,
@@ -209,11 +250,7 @@ pub fn run_part(
     // The filter stage starts the rejects folder afresh (a new games table makes any
     // split rejects stale) and writes its own partition, `part-filter-*`.
     let mut rejects = TableWriter::with_prefix(out, "rejects", "filter", rejects_schema(), opts)?;
-    let mut report = FilterReport::default();
-    for s in sources {
-        report.by_source.entry(s.name.clone()).or_default();
-        report.inputs.entry(s.name.clone()).or_default();
-    }
+    let mut report = FilterReport::for_sources(sources);
     let filter = Filter::new(&cfg.filter);
     let mut batch: Vec<Work> = Vec::new();
     let mut batch_bytes = 0usize;
@@ -221,16 +258,20 @@ pub fn run_part(
     let flush = |batch: &mut Vec<Work>,
                  report: &mut FilterReport,
                  games: &mut TableWriter,
-                 rejects: &mut TableWriter|
+                 rejects: &mut TableWriter,
+                 katago: &mut Option<Judge>|
      -> anyhow::Result<()> {
         let work = std::mem::take(batch);
-        let outcomes: Vec<(usize, Option<&'static str>, Vec<Outcome>)> = work
+        let mut outcomes: Vec<(usize, Option<&'static str>, Vec<Outcome>)> = work
             .into_par_iter()
             .map(|w| {
                 let (format, outs) = process(&w.item, &sources[w.source], &filter, cfg.limits.parse_limits());
                 (w.source, format, outs)
             })
             .collect();
+        if let Some(k) = katago.as_mut() {
+            k.judge(&mut outcomes, sources, &filter.cfg, report)?;
+        }
         let mut kept = Vec::new();
         let mut rej = Vec::new();
         for (si, format, outs) in outcomes {
@@ -241,6 +282,7 @@ pub fn run_part(
                 c
             });
             for o in outs {
+                let o = drop_by_score(o, &filter.cfg);
                 if let Some(f) = by_format.as_mut() {
                     match o {
                         Outcome::Kept(..) => f.games_kept += 1,
@@ -250,7 +292,7 @@ pub fn run_part(
                 }
                 let c = report.by_source.get_mut(name).expect("invariant: source registered");
                 match o {
-                    Outcome::Kept(row, quirks, charset) => {
+                    Outcome::Kept(row, quirks, charset, _) => {
                         let check = row.score.as_ref().map(|v| v.check);
                         c.keep(check);
                         report.total.keep(check);
@@ -321,7 +363,7 @@ pub fn run_part(
             batch.push(Work { source: si, item });
             if batch.len() >= 4096 || batch_bytes >= 32 << 20 {
                 batch_bytes = 0;
-                if let Err(e) = flush(&mut batch, &mut report, &mut games, &mut rejects) {
+                if let Err(e) = flush(&mut batch, &mut report, &mut games, &mut rejects, &mut katago) {
                     err = Some(e);
                 }
             }
@@ -330,9 +372,10 @@ pub fn run_part(
             return Err(e);
         }
     }
-    flush(&mut batch, &mut report, &mut games, &mut rejects)?;
+    flush(&mut batch, &mut report, &mut games, &mut rejects, &mut katago)?;
     report.games_shards = games.finish()?;
     report.rejects_shards = rejects.finish()?;
+    report.katago = katago.map(|k| k.run);
     Ok(report)
 }
 
@@ -506,20 +549,15 @@ fn process(
                     return reject(&loc, at.0, at.1, v);
                 }
                 let mode = filter.cfg.score_check;
-                row.score = count_game_with(&row, &g.territory_black, &g.territory_white, filter.cfg.komi, mode)
-                    .map(|c| c.verdict);
-                if let Some(v) = row.score.as_ref().filter(|v| filter.cfg.drop_score_disagreements.drops(v.check)) {
-                    let counted = v.counted_margin.map(crate::scoring::count::result_text).unwrap_or_default();
-                    let detail =
-                        format!("counted {counted} against RE[{}]", row.meta.result_raw.as_deref().unwrap_or(""));
-                    let reason = match v.check {
-                        ScoreCheck::MarginDiffers => Reject::ScoreMarginDiffers,
-                        ScoreCheck::WinnerDiffers => Reject::ScoreWinnerDiffers,
-                        _ => Reject::ScoreUndecided,
-                    };
-                    return reject(&loc, at.0, at.1, (reason, detail, None));
-                }
-                Outcome::Kept(Box::new(row), quirks, charset)
+                let mut end = None;
+                row.score =
+                    count_game_with(&row, &g.territory_black, &g.territory_white, filter.cfg.komi, mode).map(|c| {
+                        if mode == ScoreCheckMode::Katago && escalates(c.verdict.check) {
+                            end = c.end.map(|(board, _)| Box::new(board));
+                        }
+                        c.verdict
+                    });
+                Outcome::Kept(Box::new(row), quirks, charset, end)
             };
             let outs = file
                 .games
@@ -572,7 +610,7 @@ pub fn count_game_with(
     mode: ScoreCheckMode,
 ) -> Option<Counted> {
     use crate::engine::{Color, Rules};
-    use crate::scoring::{check_result, count, default_komi, judge_with, undecided_reason};
+    use crate::scoring::judge_with;
     if mode == ScoreCheckMode::Off {
         return None;
     }
@@ -593,13 +631,29 @@ pub fn count_game_with(
             counted_margin: None,
             count: None,
             reason: Some("the main line cannot be replayed".into()),
+            judge: ScoreJudge::Kibo,
         };
         return Some(Counted { verdict, end: None });
     };
     let b = &end.board;
     let markup = (!tb.is_empty() || !tw.is_empty()).then_some((tb, tw));
     let to_move = g.moves.last().map_or(Color::Black, |m| m.color.opponent());
-    let j = judge_with(b, markup, to_move, mode == ScoreCheckMode::Full);
+    let j = judge_with(b, markup, to_move, mode != ScoreCheckMode::Rules);
+    let verdict = verdict_of(g, b, &j, komi_override, ScoreJudge::Kibo);
+    Some(Counted { verdict, end: Some((end.board, j)) })
+}
+
+/// The count of `g`'s final position `b` with the dead stones and seki of `j`, under the
+/// game's rules and komi, compared with `RE`.
+fn verdict_of(
+    g: &GameRow,
+    b: &crate::engine::Board,
+    j: &crate::scoring::Judgement,
+    komi_override: Option<f32>,
+    judge: ScoreJudge,
+) -> ScoreVerdict {
+    use crate::engine::Color;
+    use crate::scoring::{check_result, count, default_komi, undecided_reason};
     let handicap = g.effective_handicap();
     let komi = komi_override.or(g.meta.komi).unwrap_or_else(|| default_komi(handicap));
     let score = count(
@@ -612,13 +666,146 @@ pub fn count_game_with(
         handicap,
     );
     let winner = g.meta.winner.map(|w| w == Color::Black);
-    let recorded = if scored { g.meta.margin } else { None };
+    let recorded = if g.meta.result_kind == ResultKind::Score { g.meta.margin } else { None };
     let check = check_result(&score, winner, recorded);
-    let verdict = ScoreVerdict {
+    ScoreVerdict {
         check,
         counted_margin: Some(score.margin),
         count: Some(score),
-        reason: undecided_reason(&score, &j, check, winner),
+        reason: undecided_reason(&score, j, check, winner),
+        judge,
+    }
+}
+
+/// [`count_game_with`] in any mode, `Katago` included: a game kibo's judge
+/// [`escalates`] is judged again with KataGo's ownership maps (an engine started for it,
+/// `kibo score --score-check katago`), keeping the final position and that judgement.
+pub fn count_game_mode(g: &GameRow, tb: &[Point], tw: &[Point], cfg: &FilterConfig) -> anyhow::Result<Option<Counted>> {
+    let Some(c) = count_game_with(g, tb, tw, cfg.komi, cfg.score_check) else { return Ok(None) };
+    let (Some((board, _)), ScoreCheckMode::Katago) = (&c.end, cfg.score_check) else { return Ok(Some(c)) };
+    if !escalates(c.verdict.check) {
+        return Ok(Some(c));
+    }
+    let name = game_name(g);
+    let maps =
+        crate::analysis::Katago::start(&cfg.katago.settings())?.ownership(&[position(g, board, &name, cfg.komi)])?;
+    let j = crate::scoring::judge_by_ownership(board, &maps[0]);
+    let verdict = verdict_of(g, board, &j, cfg.komi, ScoreJudge::Katago);
+    Ok(Some(Counted { verdict, end: Some((board.clone(), j)) }))
+}
+
+/// The verdicts of kibo's own judge that `score_check = "katago"` sends to KataGo.
+pub fn escalates(check: ScoreCheck) -> bool {
+    matches!(check, ScoreCheck::Undecided | ScoreCheck::WinnerDiffers)
+}
+
+/// KataGo's analysis engine in a filter run, with what it did.
+struct Judge {
+    engine: crate::analysis::Katago,
+    run: KatagoRun,
+}
+
+impl Judge {
+    /// The engine of `score_check = "katago"`, started; `None` in the other modes.
+    fn start(cfg: &FilterConfig) -> anyhow::Result<Option<Judge>> {
+        if cfg.score_check != ScoreCheckMode::Katago {
+            return Ok(None);
+        }
+        let t0 = std::time::Instant::now();
+        let engine = crate::analysis::Katago::start(&cfg.katago.settings())?;
+        let run = KatagoRun { visits: cfg.katago.visits, games: 0, seconds: t0.elapsed().as_secs_f64() };
+        Ok(Some(Judge { engine, run }))
+    }
+
+    /// Reads the final position of every kept game that carries one (the games
+    /// [`escalates`] sends), and replaces its verdict by the count with KataGo's
+    /// ownership as the evidence ([`crate::scoring::judge_by_ownership`]), counted by kibo.
+    fn judge(
+        &mut self,
+        outcomes: &mut [(usize, Option<&'static str>, Vec<Outcome>)],
+        sources: &[Source],
+        cfg: &FilterConfig,
+        report: &mut FilterReport,
+    ) -> anyhow::Result<()> {
+        let t0 = std::time::Instant::now();
+        let mut todo: Vec<(&mut GameRow, Box<crate::engine::Board>, &str)> = Vec::new();
+        for (si, _, outs) in outcomes.iter_mut() {
+            for o in outs.iter_mut() {
+                if let Outcome::Kept(row, _, _, end) = o {
+                    if let Some(b) = end.take() {
+                        todo.push((row, b, &sources[*si].name));
+                    }
+                }
+            }
+        }
+        if todo.is_empty() {
+            return Ok(());
+        }
+        let names: Vec<String> = todo.iter().map(|(g, _, _)| game_name(g)).collect();
+        let positions: Vec<crate::analysis::Position> =
+            todo.iter().zip(&names).map(|((g, b, _), name)| position(g, b, name, cfg.komi)).collect();
+        let maps = self.engine.ownership(&positions)?;
+        for ((g, b, source), m) in todo.into_iter().zip(&maps) {
+            let j = crate::scoring::judge_by_ownership(&b, m);
+            let v = verdict_of(g, &b, &j, cfg.komi, ScoreJudge::Katago);
+            let before = g.score.as_ref().map_or("none", |s| s.check.as_str());
+            let key = format!("{before} -> {}", v.check.as_str());
+            for c in [report.by_source.get_mut(source), Some(&mut report.total)].into_iter().flatten() {
+                *c.katago_verdicts.entry(key.clone()).or_default() += 1;
+            }
+            g.score = Some(v);
+            self.run.games += 1;
+        }
+        self.run.seconds += t0.elapsed().as_secs_f64();
+        Ok(())
+    }
+}
+
+/// What KataGo reads of game `g`: its final position `b`, with the rules and komi kibo
+/// counts it under.
+fn position<'a>(
+    g: &GameRow,
+    b: &'a crate::engine::Board,
+    name: &'a str,
+    komi_override: Option<f32>,
+) -> crate::analysis::Position<'a> {
+    let komi = komi_override.or(g.meta.komi).unwrap_or_else(|| crate::scoring::default_komi(g.effective_handicap()));
+    crate::analysis::Position {
+        game: name,
+        board: b,
+        rules: crate::scoring::RuleSet::from_ru(g.meta.rules.as_deref()),
+        komi,
+    }
+}
+
+/// A game as messages name it: its file, member and index in the file.
+fn game_name(g: &GameRow) -> String {
+    let member = g.member.as_deref().map(|m| format!(":{m}")).unwrap_or_default();
+    format!("{}{member} (game {})", g.source_file, g.game_index)
+}
+
+/// A kept game whose verdict `filter.drop_score_disagreements` drops becomes its reject
+/// (`score_winner_differs`, `score_margin_differs`, `score_undecided`); any other outcome
+/// is returned as it is.
+fn drop_by_score(o: Outcome, cfg: &FilterConfig) -> Outcome {
+    let Outcome::Kept(row, ..) = &o else { return o };
+    let Some(v) = row.score.as_ref().filter(|v| cfg.drop_score_disagreements.drops(v.check)) else { return o };
+    let counted = v.counted_margin.map(crate::scoring::count::result_text).unwrap_or_default();
+    let detail = format!("counted {counted} against RE[{}]", row.meta.result_raw.as_deref().unwrap_or(""));
+    let reason = match v.check {
+        ScoreCheck::MarginDiffers => Reject::ScoreMarginDiffers,
+        ScoreCheck::WinnerDiffers => Reject::ScoreWinnerDiffers,
+        _ => Reject::ScoreUndecided,
     };
-    Some(Counted { verdict, end: Some((end.board, j)) })
+    Outcome::Rejected(RejectRow {
+        reason,
+        source: row.source.clone(),
+        source_file: row.source_file.clone(),
+        member: row.member.clone(),
+        game_index: Some(row.game_index),
+        byte_offset: Some(row.byte_offset),
+        detail,
+        move_number: None,
+        game_id: None,
+    })
 }

@@ -53,7 +53,7 @@ fn table(shards: &[ShardInfo]) -> Value {
 /// Writes the filter sections. Starts both files afresh (a new filter run
 /// invalidates later stages' sections).
 pub fn write_filter(out: &Path, cfg: &Config, pipeline_file: Option<&Path>, r: &FilterReport) -> anyhow::Result<()> {
-    let report = json!({
+    let mut report = json!({
         "kibo_version": env!("CARGO_PKG_VERSION"),
         "games": games_accounting(r.total.games_found, r.total.games_kept, r.total.games_rejected, None),
         "filter": {
@@ -64,6 +64,9 @@ pub fn write_filter(out: &Path, cfg: &Config, pipeline_file: Option<&Path>, r: &
             "by_format": r.by_format,
         },
     });
+    if let Some(k) = &r.katago {
+        report["filter"]["katago"] = json!(k);
+    }
     save(out, "report.json", &report)?;
     let sources: Vec<Value> = cfg
         .sources

@@ -56,7 +56,14 @@ pub fn count_line(s: &Score) -> String {
 
 /// The report for game `game` (0-based) of the SGF file at `path`, as text; draws the
 /// pictures asked for.
-pub fn score_report(path: &Path, game: usize, pictures: Pictures) -> anyhow::Result<String> {
+/// `cfg` chooses the mode (`score_check`: KataGo's evidence for the hard games with
+/// `katago`, [`super::filter::count_game_mode`]) and the komi, as in the filter stage.
+pub fn score_report(
+    path: &Path,
+    game: usize,
+    pictures: Pictures,
+    cfg: &crate::config::FilterConfig,
+) -> anyhow::Result<String> {
     let (g, row) = crate::stages::inspect::read_game(path, game)?;
     let name = path.display().to_string();
     let m = &row.meta;
@@ -70,7 +77,7 @@ pub fn score_report(path: &Path, game: usize, pictures: Pictures) -> anyhow::Res
         m.komi_raw.as_deref().unwrap_or(""),
         m.handicap
     );
-    let Some(c) = super::filter::count_game(&row, &g.territory_black, &g.territory_white, None) else {
+    let Some(c) = super::filter::count_game_mode(&row, &g.territory_black, &g.territory_white, cfg)? else {
         let _ = writeln!(out, "not counted: the game did not end by counting (no score result, no two final passes)");
         return Ok(out);
     };
@@ -88,8 +95,11 @@ pub fn score_report(path: &Path, game: usize, pictures: Pictures) -> anyhow::Res
     let _ = (!pictures.json).then(|| {
         writeln!(
             out,
-            "legend: X O stones, x o dead stones (removed), b w territory, s seki, ? undecided, . dame; {} playouts",
-            j.playouts
+            "legend: X O stones, x o dead stones (removed), b w territory, s seki, ? undecided, . dame; {}",
+            match c.verdict.judge {
+                crate::game::ScoreJudge::Katago => "dead stones and seki from KataGo's ownership maps".to_string(),
+                crate::game::ScoreJudge::Kibo => format!("{} playouts", j.playouts),
+            }
         )
     });
     let mut caption = Vec::new();

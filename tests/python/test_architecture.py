@@ -664,7 +664,7 @@ def test_no_import_cycles_between_files():
 LAYERS: dict[str, int] = {
     "coord": 0, "color": 0, "cpu": 0, "storage": 0, "dedup": 0, "progress": 0,
     "engine": 1, "sgf": 1, "formats": 1, "verify": 1,
-    "scoring": 2, "tactics": 2, "input": 2,
+    "scoring": 2, "tactics": 2, "input": 2, "analysis": 2,
     "reject": 3, "config": 3, "game": 3,
     "replay": 4, "tables": 4, "samples": 4, "features": 4,
     "stages": 5, "stats": 5,

@@ -68,7 +68,7 @@ def test_columns_schema_and_counts(sample_out):
     # Every game's samples sit on one side of the split.
     assert df.group_by("game_id").agg(pl.col("split").n_unique()).get_column("split").max() == 1
     md = pq.read_metadata(next((sample_out / "samples").glob("*.parquet"))).metadata
-    assert md[b"kibo.schema_version"] == b"5"
+    assert md[b"kibo.schema_version"] == b"6"
     # Joins: every sample's game is in games.
     assert df.join(games, on="game_id", how="anti").height == 0
     # History: most recent first, at most 8.

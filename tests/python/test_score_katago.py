@@ -1,0 +1,189 @@
+"""`filter.score_check = "katago"` (docs/scoring.md, "KataGo as the judge"): KataGo's
+ownership as the evidence for the games kibo's own judge leaves `undecided` or calls
+`winner_differs`, kibo counting. With the real engine (`make katago`, which `make test`
+runs) on KGS 2001 games whose verdicts are known, and with a fake engine that crashes or
+hangs."""
+import json
+import os
+import stat
+import subprocess
+import tarfile
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+HOME = Path(os.environ.get("KATAGO_HOME", Path.home() / ".cache" / "kibo-katago"))
+BINARY = HOME / "katago-6a1fc5d" / "cpp" / "katago"
+MODEL = HOME / "katrain" / "katrain" / "models" / "b10c384h6nbttflrs.bin.gz"
+CONFIG = HOME / "katrain" / "katrain" / "KataGo" / "analysis_config.cfg"
+
+# KGS 2001 games and what kibo's own judge makes of them (docs/scoring.md).
+MISREAD = {  # large life-and-death misreadings by kibo's judge: KataGo reads them right
+    "2001-05-04-4.sgf": "W+3.50",
+    "2001-06-24-2.sgf": "W+7.50",
+    "2001-09-10-2.sgf": "B+33.50",
+}
+INVERTED = "2000-10-31-1.sgf"  # RE[B+29.50]; kibo and KataGo both count W+29.5
+UNDECIDED = ["2001-01-20-1.sgf", "2001-01-31-1.sgf", "2001-02-03-7.sgf"]
+AGREES = ["2001-01-11-2.sgf", "2001-01-12-2.sgf"]
+
+
+@pytest.fixture(scope="module")
+def games_dir(shared, tmp_path_factory):
+    """The games above, taken from the KGS 2001 archive."""
+    archive = next(shared("dev/kgs-2001-archive").glob("*.tar.gz"))
+    want = set(MISREAD) | {INVERTED} | set(UNDECIDED) | set(AGREES)
+    out = tmp_path_factory.mktemp("kgs")
+    with tarfile.open(archive) as tf:
+        for m in tf.getmembers():
+            if Path(m.name).name in want:
+                (out / Path(m.name).name).write_bytes(tf.extractfile(m).read())
+    assert len(list(out.iterdir())) == len(want)
+    return out
+
+
+@pytest.fixture(scope="module")
+def engine():
+    """The KataGo that `make katago` builds; a failure in CI when it is missing."""
+    missing = [p for p in (BINARY, MODEL, CONFIG) if not p.is_file()]
+    if missing:
+        msg = f"{missing[0]} is missing: run `make katago`"
+        if os.environ.get("KIBO_REQUIRE_SHARED_DATA") == "1":
+            pytest.fail(msg, pytrace=False)
+        pytest.skip(msg)
+    return ["--katago-binary", str(BINARY), "--katago-model", str(MODEL), "--katago-config", str(CONFIG)]
+
+
+def run_filter(kibo, games_dir, out, *flags, pipeline=None):
+    cmd = [kibo, "filter", "--input", str(games_dir), "--out", str(out), "-q", *flags]
+    if pipeline:
+        cmd += ["--pipeline", str(pipeline)]
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+def by_file(out):
+    return {Path(g["source_file"]).name: g for g in pq.read_table(out / "games").to_pylist()}
+
+
+@pytest.fixture(scope="module")
+def both(kibo, games_dir, engine, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("judges")
+    r = run_filter(kibo, games_dir, tmp / "full")
+    assert r.returncode == 0, r.stderr
+    r = run_filter(kibo, games_dir, tmp / "katago", "--score-check", "katago", "--katago-visits", "1", *engine)
+    assert r.returncode == 0, r.stderr
+    assert "KataGo (1 visits) read" in r.stderr, r.stderr
+    return by_file(tmp / "full"), by_file(tmp / "katago"), tmp / "katago"
+
+
+SCORE = ["score_check", "counted_margin", "score_rules", "score_komi", "score_territory_black",
+         "score_territory_white", "score_dead_black", "score_dead_white", "score_reason"]
+
+
+def test_katago_judges_only_the_games_kibo_leaves_undecided_or_calls_winner_differs(both):
+    full, katago, out = both
+    assert set(full) == set(katago)
+    sent = [f for f, g in full.items() if g["score_check"] in ("undecided", "winner_differs")]
+    assert sorted(sent) == sorted(set(MISREAD) | {INVERTED} | set(UNDECIDED))
+    for f, g in katago.items():
+        if f in sent:
+            assert g["score_judge"] == "katago", f
+        else:
+            assert g["score_judge"] == "kibo" and full[f]["score_judge"] == "kibo", f
+            assert [g[k] for k in SCORE] == [full[f][k] for k in SCORE], f
+    report = json.loads((out / "report.json").read_text())["filter"]
+    assert report["katago"] == {"visits": 1, "games": len(sent)}
+    moved = report["by_source"][games_dir_name(out)]["katago_verdicts"]
+    assert sum(moved.values()) == len(sent)
+    assert sum(v for k, v in moved.items() if k.startswith("winner_differs ->")) == len(MISREAD) + 1
+    # The final verdicts are what the games table says.
+    checks = report["total"]["score_checks"]
+    assert sum(checks.values()) == len(katago)
+    for c, n in checks.items():
+        assert n == sum(g["score_check"] == c for g in katago.values())
+
+
+def games_dir_name(out):
+    report = json.loads((out / "report.json").read_text())["filter"]
+    (name,) = report["by_source"]
+    return name
+
+
+def test_katago_reads_kibos_misread_games_right_and_keeps_the_inverted_record(both):
+    full, katago, _ = both
+    for f, re_ in MISREAD.items():
+        g = katago[f]
+        recorded = float(re_[2:]) * (1 if re_[0] == "B" else -1)
+        assert full[f]["score_check"] == "winner_differs", f
+        assert g["score_check"] == "agrees", (f, g["counted_margin"], g["score_reason"])
+        assert abs(g["counted_margin"] - recorded) <= 1, (f, g["counted_margin"], re_)
+    # RE[B+29.50], the position White's by 29.5 points: the record's winner is wrong.
+    g = katago[INVERTED]
+    assert g["score_check"] == "winner_differs" and abs(g["counted_margin"] + 29.5) <= 1, g["counted_margin"]
+    # Every game KataGo read is decided: the evidence settles every chain here.
+    assert all(katago[f]["score_check"] != "undecided" for f in UNDECIDED)
+
+
+def test_drops_follow_katagos_verdicts(kibo, games_dir, engine, tmp_path):
+    pipeline = tmp_path / "p.toml"
+    pipeline.write_text('[filter]\ndrop_score_disagreements = ["winner_differs"]\n')
+    r = run_filter(kibo, games_dir, tmp_path / "o", "--score-check", "katago", "--katago-visits", "1", *engine,
+                   pipeline=pipeline)
+    assert r.returncode == 0, r.stderr
+    rejects = pq.read_table(tmp_path / "o" / "rejects").to_pylist()
+    assert [Path(x["source_file"]).name for x in rejects] == [INVERTED]
+    assert rejects[0]["reason"] == "score_winner_differs" and "RE[B+29.50]" in rejects[0]["detail"]
+    kept = by_file(tmp_path / "o")
+    assert set(MISREAD) <= set(kept)
+
+
+def test_a_missing_engine_is_a_setup_error_before_anything_is_written(kibo, games_dir, tmp_path):
+    out = tmp_path / "o"
+    r = run_filter(kibo, games_dir, out, "--score-check", "katago", "--katago-binary", str(tmp_path / "no-katago"))
+    assert r.returncode == 2, r.stderr
+    assert f"the KataGo binary {tmp_path / 'no-katago'} is missing" in r.stderr and "make katago" in r.stderr
+    assert not out.exists()
+
+
+FAKE = """#!/usr/bin/env python3
+# A stand-in for `katago analysis`: answers the first query (kibo's probe) with an
+# all-zero ownership, then crashes or hangs on the next.
+import json, sys, time
+mode = sys.argv[sys.argv.index("-model") + 1].rsplit("-", 1)[-1]
+for n, line in enumerate(sys.stdin):
+    q = json.loads(line)
+    if n >= 2:
+        if mode == "crash":
+            sys.stderr.write("fake katago: segmentation fault\\n")
+            sys.exit(139)
+        time.sleep(3600)
+    cells = q["boardXSize"] * q["boardYSize"]
+    print(json.dumps({"id": q["id"], "ownership": [0.0] * cells}), flush=True)
+"""
+
+
+@pytest.mark.parametrize("mode", ["crash", "hang"])
+def test_a_crashed_or_hung_engine_is_an_error_that_names_the_game_and_keeps_the_output(
+        kibo, games_dir, tmp_path, mode):
+    fake = tmp_path / "katago"
+    fake.write_text(FAKE)
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    model, config = tmp_path / f"net-{mode}", tmp_path / "analysis.cfg"
+    model.write_text("")
+    config.write_text("")
+    out = tmp_path / "o"
+    assert run_filter(kibo, games_dir, out).returncode == 0
+    before = {p.name: p.read_bytes() for p in (out / "games").iterdir()}
+    pipeline = tmp_path / "p.toml"
+    pipeline.write_text("[filter.katago]\ntimeout_s = 2\n")
+    r = run_filter(kibo, games_dir, out, "--score-check", "katago", "--katago-binary", str(fake), "--katago-model",
+                   str(model), "--katago-config", str(config), pipeline=pipeline)
+    assert r.returncode == 3, r.stderr
+    assert "KataGo" in r.stderr and ".sgf" in r.stderr, r.stderr
+    if mode == "crash":
+        assert "fake katago: segmentation fault" in r.stderr, r.stderr
+    else:
+        assert "no answer in 2 s" in r.stderr, r.stderr
+    assert {p.name: p.read_bytes() for p in (out / "games").iterdir()} == before
+    assert not list(out.glob(".tmp-*"))
