@@ -8,6 +8,7 @@ nothing.
 
     bench/katago_check.py OUT/games [--katago BIN --model NET --config CFG] [--visits 8]
                           [--per-class 40] [--classes margin_differs,winner_differs,agrees]
+                          [--judge kibo|katago] [--list]
 
 `make katago` builds KataGo and fetches the net and config (their paths are the
 defaults). Games are taken in games-table order, at most --per-class per source and
@@ -54,12 +55,14 @@ def main():
     ap.add_argument("--visits", type=int, default=8)
     ap.add_argument("--per-class", type=int, default=40)
     ap.add_argument("--classes", default="margin_differs,winner_differs,agrees")
+    ap.add_argument("--judge", choices=["kibo", "katago"], help="only the games whose score_judge is this")
     ap.add_argument("--list", action="store_true", help="also one line a game: file, RE, kibo's count, KataGo's lead")
     a = ap.parse_args()
     classes = a.classes.split(",")
     rows = [g for g in pq.read_table(a.games).to_pylist()
             if g["score_check"] in classes and g["result_kind"] == "score" and g["winner"] in ("B", "W")
-            and g["counted_margin"] is not None and not g["mid_setup"]]
+            and g["counted_margin"] is not None and not g["mid_setup"]
+            and (a.judge is None or g.get("score_judge", "kibo") == a.judge)]
     taken, per = [], collections.Counter()
     for g in rows:
         k = (g["source"], g["score_check"])

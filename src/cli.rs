@@ -326,7 +326,7 @@ struct KatagoJudgeArgs {
     /// KataGo's analysis config (overrides `filter.katago.config`).
     #[arg(long, value_name = "PATH")]
     katago_config: Option<PathBuf>,
-    /// Visits per query (overrides `filter.katago.visits`, default 32).
+    /// Visits per query (overrides `filter.katago.visits`, default 1).
     #[arg(long, value_name = "N")]
     katago_visits: Option<u32>,
     /// Positions KataGo analyses at once (overrides `filter.katago.threads`).

@@ -552,7 +552,7 @@ fn process(
                 let mut end = None;
                 row.score =
                     count_game_with(&row, &g.territory_black, &g.territory_white, filter.cfg.komi, mode).map(|c| {
-                        if mode == ScoreCheckMode::Katago && escalates(c.verdict.check) {
+                        if mode == ScoreCheckMode::Katago && escalates(&row, c.verdict.check) {
                             end = c.end.map(|(board, _)| Box::new(board));
                         }
                         c.verdict
@@ -683,7 +683,7 @@ fn verdict_of(
 pub fn count_game_mode(g: &GameRow, tb: &[Point], tw: &[Point], cfg: &FilterConfig) -> anyhow::Result<Option<Counted>> {
     let Some(c) = count_game_with(g, tb, tw, cfg.komi, cfg.score_check) else { return Ok(None) };
     let (Some((board, _)), ScoreCheckMode::Katago) = (&c.end, cfg.score_check) else { return Ok(Some(c)) };
-    if !escalates(c.verdict.check) {
+    if !escalates(g, c.verdict.check) {
         return Ok(Some(c));
     }
     let name = game_name(g);
@@ -694,9 +694,11 @@ pub fn count_game_mode(g: &GameRow, tb: &[Point], tw: &[Point], cfg: &FilterConf
     Ok(Some(Counted { verdict, end: Some((board.clone(), j)) }))
 }
 
-/// The verdicts of kibo's own judge that `score_check = "katago"` sends to KataGo.
-pub fn escalates(check: ScoreCheck) -> bool {
-    matches!(check, ScoreCheck::Undecided | ScoreCheck::WinnerDiffers)
+/// Whether `score_check = "katago"` sends a game with kibo's verdict `check` to KataGo:
+/// `undecided` and `winner_differs`, when the record names a winner (without one, no
+/// evidence can decide the verdict).
+pub fn escalates(g: &GameRow, check: ScoreCheck) -> bool {
+    matches!(check, ScoreCheck::Undecided | ScoreCheck::WinnerDiffers) && g.meta.winner.is_some()
 }
 
 /// KataGo's analysis engine in a filter run, with what it did.
