@@ -103,14 +103,15 @@ impl Katago {
         settings.check()?;
         let mut cmd = Command::new(&settings.binary);
         cmd.arg("analysis").arg("-config").arg(&settings.config).arg("-model").arg(&settings.model);
-        let overrides: Vec<String> =
-            [("numAnalysisThreads", settings.threads), ("numSearchThreads", settings.search_threads)]
-                .into_iter()
-                .filter_map(|(k, v)| Some(format!("{k}={}", v?)))
-                .collect();
-        if !overrides.is_empty() {
-            cmd.arg("-override-config").arg(overrides.join(","));
+        // The net reads each position as it stands (no random symmetry), so that a rerun
+        // gives the same maps: at one visit the answer is the net's alone.
+        let mut overrides = vec!["nnRandomize=false".to_string()];
+        for (k, v) in [("numAnalysisThreads", settings.threads), ("numSearchThreads", settings.search_threads)] {
+            if let Some(v) = v {
+                overrides.push(format!("{k}={v}"));
+            }
         }
+        cmd.arg("-override-config").arg(overrides.join(","));
         let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -333,7 +333,7 @@ impl Default for KatagoConfig {
             binary: None,
             model: None,
             config: None,
-            visits: 32,
+            visits: 1,
             threads: None,
             search_threads: None,
             timeout_s: 300,

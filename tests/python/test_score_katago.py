@@ -125,6 +125,15 @@ def test_katago_reads_kibos_misread_games_right_and_keeps_the_inverted_record(bo
     assert all(katago[f]["score_check"] != "undecided" for f in UNDECIDED)
 
 
+def test_a_rerun_gives_the_same_games_table_whatever_the_threads(kibo, games_dir, engine, both, tmp_path):
+    *_, first = both
+    r = run_filter(kibo, games_dir, tmp_path / "o", "--score-check", "katago", "--katago-visits", "1", "--threads", "1",
+                   "--katago-threads", "2", *engine)
+    assert r.returncode == 0, r.stderr
+    read = lambda out: sorted((p.name, p.read_bytes()) for p in (out / "games").iterdir())
+    assert read(tmp_path / "o") == read(first)
+
+
 def test_drops_follow_katagos_verdicts(kibo, games_dir, engine, tmp_path):
     pipeline = tmp_path / "p.toml"
     pipeline.write_text('[filter]\ndrop_score_disagreements = ["winner_differs"]\n')
