@@ -218,54 +218,13 @@ def run_features_py(args, bins, globs, trace, games):
 def oracle_row(Board, feat, board, all_boards, played, g, i, name, rules, komi, hist, kbin):
     """features.py's row as test_planes_katago.check_row builds it: (spatial as written,
     spatial with the C++'s double-ko test when channels 14-17 differ from kibo's `kbin`,
-    globals)."""
-    colors, moves = g["colors"], g["moves"]
-    pla = Board.BLACK if colors[i] == "B" else Board.WHITE
-    opp = Board.get_opp(pla)
-    bans = set()
-    if hist:
-        bans = T.superko_bans(Board, board, pla, hist, bool(rules["multiStoneSuicideLegal"]), T.SUPERKO_WINDOW)
-    before = list(zip(colors[:i], moves[:i]))
-    bonus = T.handicap_stones(g["setup_black"], g["setup_white"], before)
-    bonus = bonus if name == "chinese" else max(bonus - 1, 0) if name == "aga" else 0
-    rules["whiteKomi"] = komi + bonus
-    friendly = name in ("chinese", "aga", "nz")
-    hide = friendly and i >= 1 and moves[i - 1] == 361 and not (i >= 2 and moves[i - 2] == 361)
-    chain = 0
-    for k in range(1, min(5, i) + 1):
-        if played[i - k][0] != (opp if k % 2 == 1 else pla):
-            break
-        chain = k
-    if hide:
-        boards, mvs, idx = [board], [], 0
-    else:
-        boards, mvs, idx = list(all_boards), list(played), i
-        if i >= 1 and chain < 1:
-            boards[i - 1] = board
-        if i >= 2 and chain < 2:
-            boards[i - 2] = boards[i - 1]
-    rules["passWouldEndPhase"] = (not hide) and i >= 1 and moves[i - 1] == 361
-
-    def fill():
-        b = np.zeros((1, 361, 22), np.float32)
-        gl = np.zeros((1, 19), np.float32)
-        feat.fill_row_features(board, pla, opp, boards, mvs, idx, rules, b, gl, 0)
-        ob = np.zeros((22, 368), np.uint8)
-        ob[:, :361] = b[0].T.astype(np.uint8)
-        if bans:
-            ob[6, sorted(bans)] = 1
-        return ob, gl[0]
-
-    ob, gl = fill()
-    if (ob[14:18, :361] == kbin[14:18]).all():
-        return ob, ob, gl
-    orig = Board.hasLibertyGainingCaptures
-    Board.hasLibertyGainingCaptures = lambda self, loc: not orig(self, loc)
-    try:
-        on, _ = fill()
-    finally:
-        Board.hasLibertyGainingCaptures = orig
-    return ob, on, gl
+    globals), the spatial planes padded to 368 points for packing."""
+    row = T.OracleRow(Board, feat, board, all_boards, played, g, i, name, rules, komi, hist)
+    ob, gl = row.fill()
+    on = ob if (ob[14:18] == kbin[14:18]).all() else row.fill(cpp_double_ko=True)[0]
+    pad = np.zeros((2, 22, 368), np.uint8)
+    pad[0, :, :361], pad[1, :, :361] = ob, on
+    return pad[0], pad[1], gl
 
 
 def main():

@@ -288,62 +288,75 @@ def check_game(Board, feat, GameState, g, wanted, bins, globs, counts):
     return bad
 
 
-def check_row(Board, feat, board, all_boards, played, g, i, name, rules, komi, kbin, kglob, counts, hist):
-    colors, moves = g["colors"], g["moves"]
-    pla = Board.BLACK if colors[i] == "B" else Board.WHITE
-    opp = Board.get_opp(pla)
-    bans = set()
-    if hist:
+class OracleRow:
+    """features.py's row for position `i` of game `g` (on `board`, the boards before it in
+    `all_boards`), called the way the C++ defines the row (the module docs): `fill()` gives
+    the spatial planes (22 x 361, uint8, with the superko bans) and the globals, `fill(True)`
+    the same with the C++'s double-ko test. Also keeps what the call was made of: `bans`,
+    `bonus`, `hide`, `chain`."""
+
+    def __init__(self, Board, feat, board, all_boards, played, g, i, name, rules, komi, hist):
+        colors, moves = g["colors"], g["moves"]
+        self.Board, self.feat, self.board, self.rules = Board, feat, board, rules
+        self.pla = Board.BLACK if colors[i] == "B" else Board.WHITE
+        self.opp = Board.get_opp(self.pla)
         # Superko bans: the C++ adds them to channel 6, features.py does not.
         suicide = bool(rules["multiStoneSuicideLegal"])
-        bans = superko_bans(Board, board, pla, hist, suicide, SUPERKO_WINDOW)
-        full = superko_bans(Board, board, pla, hist, suicide)
+        self.bans = superko_bans(Board, board, self.pla, hist, suicide, SUPERKO_WINDOW) if hist else set()
+        before = list(zip(colors[:i], moves[:i]))
+        bonus = handicap_stones(g["setup_black"], g["setup_white"], before)
+        self.bonus = bonus if name == "chinese" else max(bonus - 1, 0) if name == "aga" else 0
+        rules["whiteKomi"] = komi + self.bonus
+        friendly = name in ("chinese", "aga", "nz")
+        self.hide = friendly and i >= 1 and moves[i - 1] == 361 and not (i >= 2 and moves[i - 2] == 361)
+        self.chain = 0
+        for k in range(1, min(5, i) + 1):
+            expect = self.opp if k % 2 == 1 else self.pla
+            if played[i - k][0] != expect:
+                break
+            self.chain = k
+        if self.hide:
+            self.boards, self.mvs, self.idx = [board], [], 0
+        else:
+            self.boards, self.mvs, self.idx = list(all_boards), list(played), i
+            if i >= 1 and self.chain < 1:
+                self.boards[i - 1] = board
+            if i >= 2 and self.chain < 2:
+                self.boards[i - 2] = self.boards[i - 1]
+        rules["passWouldEndPhase"] = (not self.hide) and i >= 1 and moves[i - 1] == 361
+
+    def fill(self, cpp_double_ko=False):
+        Board = self.Board
+        b = np.zeros((1, 361, 22), np.float32)
+        gl = np.zeros((1, 19), np.float32)
+        orig = Board.hasLibertyGainingCaptures
+        if cpp_double_ko:
+            Board.hasLibertyGainingCaptures = lambda self, loc: not orig(self, loc)
+        try:
+            self.feat.fill_row_features(self.board, self.pla, self.opp, self.boards, self.mvs, self.idx, self.rules,
+                                        b, gl, 0)
+        finally:
+            Board.hasLibertyGainingCaptures = orig
+        ob = b[0].T.astype(np.uint8)
+        if self.bans:
+            ob[6, sorted(self.bans)] = 1
+        return ob, gl[0]
+
+
+def check_row(Board, feat, board, all_boards, played, g, i, name, rules, komi, kbin, kglob, counts, hist):
+    row = OracleRow(Board, feat, board, all_boards, played, g, i, name, rules, komi, hist)
+    bans, bonus, hide, chain = row.bans, row.bonus, row.hide, row.chain
+    if hist:
+        full = superko_bans(Board, board, row.pla, hist, bool(rules["multiStoneSuicideLegal"]))
         counts["superko_rules"] += 1
         counts["cpp_superko_beyond_window"] += full != bans
         if full != bans:
             counts.setdefault("superko_beyond", []).append((g["game_id"], i + 1, sorted(full - bans)))
-
-    def with_bans(ob):
-        if bans:
-            ob[6, sorted(bans)] = 1
-        return ob
-
-    before = list(zip(colors[:i], moves[:i]))
-    bonus = handicap_stones(g["setup_black"], g["setup_white"], before)
-    bonus = bonus if name == "chinese" else max(bonus - 1, 0) if name == "aga" else 0
-    rules["whiteKomi"] = komi + bonus
-    friendly = name in ("chinese", "aga", "nz")
-    hide = friendly and i >= 1 and moves[i - 1] == 361 and not (i >= 2 and moves[i - 2] == 361)
-    chain = 0
-    for k in range(1, min(5, i) + 1):
-        expect = opp if k % 2 == 1 else pla
-        if played[i - k][0] != expect:
-            break
-        chain = k
-    if hide:
-        boards, mvs, idx = [board], [], 0
-    else:
-        boards, mvs, idx = list(all_boards), list(played), i
-        if i >= 1 and chain < 1:
-            boards[i - 1] = board
-        if i >= 2 and chain < 2:
-            boards[i - 2] = boards[i - 1]
-    rules["passWouldEndPhase"] = (not hide) and i >= 1 and moves[i - 1] == 361
-    b = np.zeros((1, 361, 22), np.float32)
-    gl = np.zeros((1, 19), np.float32)
-    feat.fill_row_features(board, pla, opp, boards, mvs, idx, rules, b, gl, 0)
-    ob = with_bans(b[0].T.astype(np.uint8))
+    ob, gl = row.fill()
+    gl = gl[None]
     if not np.array_equal(ob, kbin) and (ob[:14] == kbin[:14]).all() and (ob[18:] == kbin[18:]).all():
         # The C++ double-ko test (see the module docs), then compare again.
-        orig = Board.hasLibertyGainingCaptures
-        Board.hasLibertyGainingCaptures = lambda self, loc: not orig(self, loc)
-        try:
-            b[:] = 0
-            gl[:] = 0
-            feat.fill_row_features(board, pla, opp, boards, mvs, idx, rules, b, gl, 0)
-        finally:
-            Board.hasLibertyGainingCaptures = orig
-        ob = with_bans(b[0].T.astype(np.uint8))
+        ob, _ = row.fill(cpp_double_ko=True)
         counts["cpp_double_ko_ladder"] += bool(np.array_equal(ob, kbin))
     counts["japanese"] += name == "japanese" and g["rules"] is not None
     counts["chinese"] += name == "chinese"
