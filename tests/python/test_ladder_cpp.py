@@ -53,7 +53,7 @@ def test_every_dev_row_equals_the_cpp(compare, driver, katago_data, dev_out):
     assert tally.any == 0, tally.examples
 
 
-# A game continued after two passes: moves, W and B pass, then five more moves.
+# A game continued after two passes: six moves, B and W pass (moves 7, 8), then six more.
 AFTER_TWO_PASSES = "B[pd];W[dp];B[pp];W[dd];B[fq];W[cn];B[];W[];B[jj];W[jd];B[jp];W[dj];B[pj];W[qf]"
 
 
