@@ -19,7 +19,7 @@ Deterministic: rows in npz order (train, then val, files sorted), the sample dra
 `--seed`. Prints rows compared, rows with any ladder stone, rows differing per channel,
 each oracle's rate and the first examples of each channel's differences (`--examples`).
 Exit 1 when the C++ differs in a ladder channel (14-17) or when features.py differs in a
-ladder channel other than by its documented double-ko test.
+ladder channel other than by its two documented differences from the C++'s search.
 
     .venv/bin/python bench/ladder_compare.py OUT NPZ [--cpp] [--features-py N] [--seed S]
         [--limit-games G] [--katago-cpp DIR] [--examples K]
@@ -187,7 +187,7 @@ def run_features_py(args, bins, globs, trace, games):
     rows = sorted(rng.sample(range(n), min(args.features_py, n)))
     groups = by_game(trace, rows)
     info = {g["game_id"]: g for g in games.filter(pl.col("game_id").is_in(list(groups))).iter_rows(named=True)}
-    plain, neg = Tally(args.examples), Tally(args.examples)
+    plain, neg, cpp = Tally(args.examples), Tally(args.examples), Tally(args.examples)
     counts = dict.fromkeys(["superko_rules", "cpp_superko_beyond_window"], 0)
     t0 = time.time()
     for gid, wanted in groups.items():
@@ -206,25 +206,31 @@ def run_features_py(args, bins, globs, trace, games):
         mns = [m for m, _ in wanted]
         ob = np.stack([np.packbits(o[0], axis=-1) for o in results])
         on = np.stack([np.packbits(o[1], axis=-1) for o in results])
-        og = np.stack([o[2] for o in results])
+        oc = np.stack([np.packbits(o[2], axis=-1) for o in results])
+        og = np.stack([o[3] for o in results])
         plain.add(gid, mns, bins[idx], ob, globs[idx], og)
         neg.add(gid, mns, bins[idx], on, globs[idx], og)
+        cpp.add(gid, mns, bins[idx], oc, globs[idx], og)
     secs = time.time() - t0
     plain.report("features.py (double-ko test as written)", secs)
     neg.report("features.py (the C++'s double-ko test where channels 14-17 differ)", secs)
-    return int(neg.spatial[list(LADDER)].sum())
+    cpp.report("features.py (the C++'s double-ko test and defender shortcuts where channels 14-17 differ)", secs)
+    return int(cpp.spatial[list(LADDER)].sum())
 
 
 def oracle_row(Board, feat, board, all_boards, played, g, i, name, rules, komi, hist, kbin):
-    """features.py's row as test_planes_katago.check_row builds it: (spatial as written,
-    spatial with the C++'s double-ko test when channels 14-17 differ from kibo's `kbin`,
-    globals), the spatial planes padded to 368 points for packing."""
+    """features.py's row as test_planes_katago.check_row builds it: (spatial as written;
+    with the C++'s double-ko test; with that test and the C++'s defender shortcuts;
+    globals), the last two recomputed only when channels 14-17 differ from kibo's `kbin`,
+    the spatial planes padded to 368 points for packing."""
     row = T.OracleRow(Board, feat, board, all_boards, played, g, i, name, rules, komi, hist)
     ob, gl = row.fill()
-    on = ob if (ob[14:18] == kbin[14:18]).all() else row.fill(cpp_double_ko=True)[0]
-    pad = np.zeros((2, 22, 368), np.uint8)
-    pad[0, :, :361], pad[1, :, :361] = ob, on
-    return pad[0], pad[1], gl
+    pad = np.zeros((3, 22, 368), np.uint8)
+    pad[:, :, :361] = ob
+    if not (ob[14:18] == kbin[14:18]).all():
+        pad[1, :, :361] = row.fill(cpp_double_ko=True)[0]
+        pad[2, :, :361] = row.fill(cpp_double_ko=True, cpp_bounds=True)[0]
+    return pad[0], pad[1], pad[2], gl
 
 
 def main():

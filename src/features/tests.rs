@@ -295,6 +295,33 @@ fn ladder_double_ko_corner_follows_the_cpp() {
     assert_eq!(before[1], ["ba", "ab"]);
 }
 
+/// The C++'s defender shortcuts read the move list's last move as the defender's lone
+/// liberty (KataGo `searchIsLadderCaptured`: "the last element always is the lone
+/// liberty"). When that liberty is also a capture, `findLiberties` drops it as a
+/// duplicate, and the last move is another capture: here a capture that joins a strong
+/// group, whose lower bound of 3 liberties declares the defender escaped although it is
+/// not. On the right edge, White S13 S12 (rg rh, White to move) has 2 liberties, T13 and
+/// T12. After Black T12 (sh), White takes S11 S10 with T11 (si), Black throws in at S11,
+/// and White's one liberty, T13, is also the capture of T12; her list is [T13, S10]
+/// (S10 takes S11), so the C++ bounds S10, which joins the white group below: escaped.
+/// board.py has no such shortcut and finds the ladder (S13 S12 in channel 14). kibo follows
+/// the C++ (bench/ladder_compare.py: 5 rows of a 120,000-row sample of the bench-scale
+/// corpus, all equal to the C++; docs/planes.md, "Where features.py differs", item 9).
+/// A position of 21 stones cut from one of those rows; `tests/python/test_planes_katago.py`
+/// checks features.py on it with and without the C++'s shortcuts.
+#[test]
+fn ladder_defender_bounds_read_the_last_capture_as_the_cpp() {
+    let edge = "(;GM[1]FF[4]SZ[19]KM[6.5]RU[Japanese]AB[rf][sf][qg][qh][ri][oj][rj][ok][pl][rl][qm]\
+        AW[rg][rh][qi][pj][qj][sj][pk][qk][rk][ql];B[dd];W[dp])";
+    // Move 2, White to move: the black S11 S10 (ri rj) and S8 (rl) are laddered, White's
+    // working move against S8 is S7 (rm); not the white S13 S12 (features.py: rg rh too).
+    let now = channels(edge, 2, &[14, 15, 16, 17]);
+    assert_eq!(now[0], ["ri", "rj", "rl"]);
+    assert_eq!(now[1], now[0]);
+    assert_eq!(now[2], now[0]);
+    assert_eq!(now[3], ["rm"]);
+}
+
 /// KataGo's "Failing polynomial ladder due to max node budget" board
 /// (cpp/tests/testboardbasic.cpp; ../shared/data/ladders), X black, O white.
 const BUDGET_BOARD: [&str; 19] = [
