@@ -322,6 +322,55 @@ fn ladder_defender_bounds_read_the_last_capture_as_the_cpp() {
     assert_eq!(now[3], ["rm"]);
 }
 
+/// The rows path cannot see how a chain grew, and item 9's shortcut can depend on it
+/// (docs/planes.md, "Where features.py differs", item 9, and the encoder's memo): which
+/// capture the C++ lists last follows the defender chain's stone order, KataGo's
+/// `next_in_chain`, which a replay keeps and `Board::from_cells` builds its own way. On
+/// this row (move 141 of a game of the bench-scale corpus, Black to move) the replayed
+/// board gives KataGo's channel 17, M19 (ma) alone, as the npz export and the C++ do,
+/// and the same cells through `Board::from_cells` give M19 and P18 (ob), as features.py.
+#[test]
+fn ladder_defender_bounds_follow_the_chain_order_of_a_replay() {
+    use crate::coord::Point;
+    use crate::engine::Color;
+    use katago::{Earlier, KataRules, V7Encoder, V7Position, V7Row};
+    let moves: String = [
+        "Bqp Wcd Bpd Wdq Bed Wop Bcc Wdo Boq Wnq Bpq Wnp Bqn Wbc Bdc Wbe Bic Wjp Bdg Wcf Bdf Wnc Bnd Wod ",
+        "Boe Woc Bpc Wpe Bqe Wpf Bmd Wqf Bmc Wre Brc Wql Bnf Wnh Blr Wmr Blq Wiq Blo Wpo Bqo Wom Bkn Win ",
+        "Bkl Wlm Bjn Wim Bjl Whk Bmk Wok Bmi Wnj Bmj Wcl Bek Whi Bem Wfl Bel Wcn Bck Wcj Bbk Wdj Bej Wdk ",
+        "Bcm Wbm Bbl Wdm Bdl Wcm Bbi Wbj Bdi Wal Bni Woi Boh Wph Bhg Wih Big Wkh Bmh Wfi Bgj Wfj Bfk Wgk ",
+        "Bfh Wjg Bji Wjh Bei Wgi Bbb Wab Bba Wde Bbg Wee Bbf Wfe Bgd Whd Bgc Wge Bfg Wie Bjf Whc Bgb Whb ",
+        "Bjc Wkc Bkb Wkd Bjb Wlb Blc Wmb Bkf Wjd Bla Wnb Bna Woa Bka Wfd Bfc Web Bec Wdb ",
+    ]
+    .concat();
+    let mut b = Board::new();
+    for m in moves.split_whitespace() {
+        let c = if m.starts_with('B') { Color::Black } else { Color::White };
+        b.play(c, crate::coord::sgf_move(&m[1..]).unwrap(), &Rules::default()).unwrap();
+    }
+    let working = |board: &Board| {
+        let pos = V7Position {
+            board,
+            ko: board.ko_point(),
+            prev: [None, None],
+            earlier: Earlier::default(),
+            to_play: Color::Black,
+            recent: &[],
+            rules: &KataRules::JAPANESE,
+            komi: 6.5,
+            placed: [0, 0],
+            handicap: 0,
+        };
+        let mut row = V7Row::default();
+        V7Encoder::new().encode(&pos, &mut row);
+        (0..NN).filter(|&p| row.get(17, p)).map(|p| Point::from_index(p as u16).unwrap().to_sgf()).collect::<Vec<_>>()
+    };
+    assert_eq!(working(&b), ["ma"]);
+    let mut cells = [0u8; NN];
+    b.cells(&mut cells);
+    assert_eq!(working(&Board::from_cells(&cells).unwrap()), ["ma", "ob"]);
+}
+
 /// KataGo's "Failing polynomial ladder due to max node budget" board
 /// (cpp/tests/testboardbasic.cpp; ../shared/data/ladders), X black, O white.
 const BUDGET_BOARD: [&str; 19] = [
