@@ -322,6 +322,25 @@ fn ladder_defender_bounds_read_the_last_capture_as_the_cpp() {
     assert_eq!(now[3], ["rm"]);
 }
 
+/// The `katago-v7` row of `board` alone: no history, Japanese rules, komi 6.5.
+fn v7_row_of(board: &Board, to_play: crate::engine::Color) -> katago::V7Row {
+    let pos = katago::V7Position {
+        board,
+        ko: board.ko_point(),
+        prev: [None, None],
+        earlier: katago::Earlier::default(),
+        to_play,
+        recent: &[],
+        rules: &katago::KataRules::JAPANESE,
+        komi: 6.5,
+        placed: [0, 0],
+        handicap: 0,
+    };
+    let mut row = katago::V7Row::default();
+    katago::V7Encoder::new().encode(&pos, &mut row);
+    row
+}
+
 /// The rows path cannot see how a chain grew, and item 9's shortcut can depend on it
 /// (docs/planes.md, "Where features.py differs", item 9, and the encoder's memo): which
 /// capture the C++ lists last follows the defender chain's stone order, KataGo's
@@ -333,7 +352,6 @@ fn ladder_defender_bounds_read_the_last_capture_as_the_cpp() {
 fn ladder_defender_bounds_follow_the_chain_order_of_a_replay() {
     use crate::coord::Point;
     use crate::engine::Color;
-    use katago::{Earlier, KataRules, V7Encoder, V7Position, V7Row};
     let moves: String = [
         "Bqp Wcd Bpd Wdq Bed Wop Bcc Wdo Boq Wnq Bpq Wnp Bqn Wbc Bdc Wbe Bic Wjp Bdg Wcf Bdf Wnc Bnd Wod ",
         "Boe Woc Bpc Wpe Bqe Wpf Bmd Wqf Bmc Wre Brc Wql Bnf Wnh Blr Wmr Blq Wiq Blo Wpo Bqo Wom Bkn Win ",
@@ -349,20 +367,7 @@ fn ladder_defender_bounds_follow_the_chain_order_of_a_replay() {
         b.play(c, crate::coord::sgf_move(&m[1..]).unwrap(), &Rules::default()).unwrap();
     }
     let working = |board: &Board| {
-        let pos = V7Position {
-            board,
-            ko: board.ko_point(),
-            prev: [None, None],
-            earlier: Earlier::default(),
-            to_play: Color::Black,
-            recent: &[],
-            rules: &KataRules::JAPANESE,
-            komi: 6.5,
-            placed: [0, 0],
-            handicap: 0,
-        };
-        let mut row = V7Row::default();
-        V7Encoder::new().encode(&pos, &mut row);
+        let row = v7_row_of(board, Color::Black);
         (0..NN).filter(|&p| row.get(17, p)).map(|p| Point::from_index(p as u16).unwrap().to_sgf()).collect::<Vec<_>>()
     };
     assert_eq!(working(&b), ["ma"]);
@@ -412,7 +417,6 @@ const BUDGET_BOARD: [&str; 19] = [
 fn ladder_budget_give_up_drops_the_ko_ban_for_later_chains() {
     use crate::coord::{Move, Point};
     use crate::engine::Color;
-    use katago::{Earlier, KataRules, V7Encoder, V7Position, V7Row};
     let at = |row: usize, col: usize| Point::new(row, col).unwrap();
     let build = |budget: bool| {
         let mut b = Board::new();
@@ -440,20 +444,7 @@ fn ladder_budget_give_up_drops_the_ko_ban_for_later_chains() {
         b
     };
     let ladder_planes = |b: &Board| {
-        let pos = V7Position {
-            board: b,
-            ko: b.ko_point(),
-            prev: [None, None],
-            earlier: Earlier::default(),
-            to_play: Color::White,
-            recent: &[],
-            rules: &KataRules::JAPANESE,
-            komi: 6.5,
-            placed: [0, 0],
-            handicap: 0,
-        };
-        let mut row = V7Row::default();
-        V7Encoder::new().encode(&pos, &mut row);
+        let row = v7_row_of(b, Color::White);
         let set = |ch: usize| (0..NN).filter(|&p| row.get(ch, p)).collect::<Vec<_>>();
         (set(14), set(17))
     };
