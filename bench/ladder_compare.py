@@ -10,10 +10,11 @@ komi) and the npz rows' trace (`*.rows.parquet`: game_id, move_number):
   and 19 globals are compared; the ladder channels are what KataGo's training used.
 * `--features-py N` (a seeded random sample of N rows): KataGo's Python
   `Features.fill_row_features`, called as tests/python/test_planes_katago.py does (the
-  C++'s handicap bonus, hidden history, ladder boards, pass flag and superko bans), once
-  with board.py's double-ko test as written and, for rows whose channels 14-17 differ,
-  once with it negated as the C++ has it (docs/planes.md, "Where features.py differs",
-  item 5). Both counts are printed.
+  C++'s handicap bonus, hidden history, ladder boards, pass flag and superko bans), with
+  board.py's ladder search as written and, for rows whose channels 14-17 differ, again
+  with its double-ko test negated as the C++ has it, and again with, also, the C++'s
+  defender shortcuts (docs/planes.md, "Where features.py differs", items 5 and 9). The
+  three counts are printed.
 
 Deterministic: rows in npz order (train, then val, files sorted), the sample drawn with
 `--seed`. Prints rows compared, rows with any ladder stone, rows differing per channel,
