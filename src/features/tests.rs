@@ -295,6 +295,87 @@ fn ladder_double_ko_corner_follows_the_cpp() {
     assert_eq!(before[1], ["ba", "ab"]);
 }
 
+/// The C++'s defender shortcuts read the move list's last move as the defender's lone
+/// liberty (KataGo `searchIsLadderCaptured`: "the last element always is the lone
+/// liberty"). When that liberty is also a capture, `findLiberties` drops it as a
+/// duplicate, and the last move is another capture: here a capture that joins a strong
+/// group, whose lower bound of 3 liberties declares the defender escaped although it is
+/// not. On the right edge, White S13 S12 (rg rh, White to move) has 2 liberties, T13 and
+/// T12. After Black T12 (sh), White takes S11 S10 with T11 (si), Black throws in at S11,
+/// and White's one liberty, T13, is also the capture of T12; her list is [T13, S10]
+/// (S10 takes S11), so the C++ bounds S10, which joins the white group below: escaped.
+/// board.py has no such shortcut and finds the ladder (S13 S12 in channel 14). kibo follows
+/// the C++ (bench/ladder_compare.py: 5 rows of a 120,000-row sample of the bench-scale
+/// corpus, all equal to the C++; docs/planes.md, "Where features.py differs", item 9).
+/// A position of 21 stones cut from one of those rows; `tests/python/test_planes_katago.py`
+/// checks features.py on it with and without the C++'s shortcuts.
+#[test]
+fn ladder_defender_bounds_read_the_last_capture_as_the_cpp() {
+    let edge = "(;GM[1]FF[4]SZ[19]KM[6.5]RU[Japanese]AB[rf][sf][qg][qh][ri][oj][rj][ok][pl][rl][qm]\
+        AW[rg][rh][qi][pj][qj][sj][pk][qk][rk][ql];B[dd];W[dp])";
+    // Move 2, White to move: the black S11 S10 (ri rj) and S8 (rl) are laddered, White's
+    // working move against S8 is S7 (rm); not the white S13 S12 (features.py: rg rh too).
+    let now = channels(edge, 2, &[14, 15, 16, 17]);
+    assert_eq!(now[0], ["ri", "rj", "rl"]);
+    assert_eq!(now[1], now[0]);
+    assert_eq!(now[2], now[0]);
+    assert_eq!(now[3], ["rm"]);
+}
+
+/// The `katago-v7` row of `board` alone: no history, Japanese rules, komi 6.5.
+fn v7_row_of(board: &Board, to_play: crate::engine::Color) -> katago::V7Row {
+    let pos = katago::V7Position {
+        board,
+        ko: board.ko_point(),
+        prev: [None, None],
+        earlier: katago::Earlier::default(),
+        to_play,
+        recent: &[],
+        rules: &katago::KataRules::JAPANESE,
+        komi: 6.5,
+        placed: [0, 0],
+        handicap: 0,
+    };
+    let mut row = katago::V7Row::default();
+    katago::V7Encoder::new().encode(&pos, &mut row);
+    row
+}
+
+/// The rows path cannot see how a chain grew, and item 9's shortcut can depend on it
+/// (docs/planes.md, "Where features.py differs", item 9, and the encoder's memo): which
+/// capture the C++ lists last follows the defender chain's stone order, KataGo's
+/// `next_in_chain`, which a replay keeps and `Board::from_cells` builds its own way. On
+/// this row (move 141 of a game of the bench-scale corpus, Black to move) the replayed
+/// board gives KataGo's channel 17, M19 (ma) alone, as the npz export and the C++ do,
+/// and the same cells through `Board::from_cells` give M19 and P18 (ob), as features.py.
+#[test]
+fn ladder_defender_bounds_follow_the_chain_order_of_a_replay() {
+    use crate::coord::Point;
+    use crate::engine::Color;
+    let moves: String = [
+        "Bqp Wcd Bpd Wdq Bed Wop Bcc Wdo Boq Wnq Bpq Wnp Bqn Wbc Bdc Wbe Bic Wjp Bdg Wcf Bdf Wnc Bnd Wod ",
+        "Boe Woc Bpc Wpe Bqe Wpf Bmd Wqf Bmc Wre Brc Wql Bnf Wnh Blr Wmr Blq Wiq Blo Wpo Bqo Wom Bkn Win ",
+        "Bkl Wlm Bjn Wim Bjl Whk Bmk Wok Bmi Wnj Bmj Wcl Bek Whi Bem Wfl Bel Wcn Bck Wcj Bbk Wdj Bej Wdk ",
+        "Bcm Wbm Bbl Wdm Bdl Wcm Bbi Wbj Bdi Wal Bni Woi Boh Wph Bhg Wih Big Wkh Bmh Wfi Bgj Wfj Bfk Wgk ",
+        "Bfh Wjg Bji Wjh Bei Wgi Bbb Wab Bba Wde Bbg Wee Bbf Wfe Bgd Whd Bgc Wge Bfg Wie Bjf Whc Bgb Whb ",
+        "Bjc Wkc Bkb Wkd Bjb Wlb Blc Wmb Bkf Wjd Bla Wnb Bna Woa Bka Wfd Bfc Web Bec Wdb ",
+    ]
+    .concat();
+    let mut b = Board::new();
+    for m in moves.split_whitespace() {
+        let c = if m.starts_with('B') { Color::Black } else { Color::White };
+        b.play(c, crate::coord::sgf_move(&m[1..]).unwrap(), &Rules::default()).unwrap();
+    }
+    let working = |board: &Board| {
+        let row = v7_row_of(board, Color::Black);
+        (0..NN).filter(|&p| row.get(17, p)).map(|p| Point::from_index(p as u16).unwrap().to_sgf()).collect::<Vec<_>>()
+    };
+    assert_eq!(working(&b), ["ma"]);
+    let mut cells = [0u8; NN];
+    b.cells(&mut cells);
+    assert_eq!(working(&Board::from_cells(&cells).unwrap()), ["ma", "ob"]);
+}
+
 /// KataGo's "Failing polynomial ladder due to max node budget" board
 /// (cpp/tests/testboardbasic.cpp; ../shared/data/ladders), X black, O white.
 const BUDGET_BOARD: [&str; 19] = [
@@ -336,7 +417,6 @@ const BUDGET_BOARD: [&str; 19] = [
 fn ladder_budget_give_up_drops_the_ko_ban_for_later_chains() {
     use crate::coord::{Move, Point};
     use crate::engine::Color;
-    use katago::{Earlier, KataRules, V7Encoder, V7Position, V7Row};
     let at = |row: usize, col: usize| Point::new(row, col).unwrap();
     let build = |budget: bool| {
         let mut b = Board::new();
@@ -364,20 +444,7 @@ fn ladder_budget_give_up_drops_the_ko_ban_for_later_chains() {
         b
     };
     let ladder_planes = |b: &Board| {
-        let pos = V7Position {
-            board: b,
-            ko: b.ko_point(),
-            prev: [None, None],
-            earlier: Earlier::default(),
-            to_play: Color::White,
-            recent: &[],
-            rules: &KataRules::JAPANESE,
-            komi: 6.5,
-            placed: [0, 0],
-            handicap: 0,
-        };
-        let mut row = V7Row::default();
-        V7Encoder::new().encode(&pos, &mut row);
+        let row = v7_row_of(b, Color::White);
         let set = |ch: usize| (0..NN).filter(|&p| row.get(ch, p)).collect::<Vec<_>>();
         (set(14), set(17))
     };

@@ -17,8 +17,10 @@ the C++"), kibo follows the C++, and the oracle is called the way the C++ define
 * the ladder search's "double-ko death" shortcut: the C++ (`Board::searchIsLadderCaptured`)
   declares the defender captured when it has **no** liberty-gaining capture, board.py's
   port when it **has** one (`if self.hasLibertyGainingCaptures(loc)`, the comment above
-  it says the C++'s). A row whose ladder planes differ is recomputed with that one test
-  negated (`Board.hasLibertyGainingCaptures` is called nowhere else) and must then agree;
+  it says the C++'s), and the C++'s two shortcuts at a defender node (the bounds on the
+  liberties after its last listed move), which board.py lacks (`cpp_ladder`). A row whose
+  ladder planes differ is recomputed with that test negated (`Board.hasLibertyGainingCaptures`
+  is called nowhere else) and the shortcuts added, and must then agree;
 * the superko bans of channel 6 under positional and situational ko (AGA, NZ,
   Tromp-Taylor), which features.py lacks: recomputed here on KataGo's Python board by the
   C++'s definition (`superko_bans`), against the positions up to 8 moves back as kibo
@@ -224,7 +226,7 @@ def test_katago_v7_planes_equal_features_py(katago_data, dev_out):
     counts = dict.fromkeys(["rows", "japanese", "chinese", "missing_rules", "aga_nz", "handicap", "ko", "pass",
                             "ladder_now", "ladder_prev", "ladder_prev2", "working", "area",
                             "cpp_handicap_bonus", "cpp_hidden_history", "cpp_ladder_board_fallback",
-                            "cpp_pass_would_end_phase", "cpp_double_ko_ladder", "superko_rules",
+                            "cpp_pass_would_end_phase", "cpp_ladder_search", "superko_rules",
                             "cpp_superko", "cpp_superko_beyond_window"], 0)
     bad = []
     for gid, wanted in by_game.items():
@@ -288,63 +290,149 @@ def check_game(Board, feat, GameState, g, wanted, bins, globs, counts):
     return bad
 
 
-def check_row(Board, feat, board, all_boards, played, g, i, name, rules, komi, kbin, kglob, counts, hist):
-    colors, moves = g["colors"], g["moves"]
-    pla = Board.BLACK if colors[i] == "B" else Board.WHITE
-    opp = Board.get_opp(pla)
-    bans = set()
-    if hist:
+DEFENDER_MOVES = """                if isDefender:
+                    moveLists[stackIdx] = []
+                    self.findLibertyGainingCaptures(loc,moveLists[stackIdx])
+                    self.findLiberties(loc,moveLists[stackIdx])
+"""
+# The C++'s two shortcuts at a defender node (Board::searchIsLadderCaptured), which board.py
+# lacks. They take the move list's last move for the defender's lone liberty; when that
+# liberty is also a capture, findLiberties drops it as a duplicate and the last move is
+# another capture (docs/planes.md, "Where features.py differs from the C++", item 9).
+CPP_BOUNDS = """                    lo, up = cpp_bound_libs_after_play(self, moveLists[stackIdx][-1], pla)
+                    if lo >= 3:
+                        returnValue = False
+                        returnedFromDeeper = True
+                        stackIdx -= 1
+                        continue
+                    if len(moveLists[stackIdx]) == 1 and up <= 1:
+                        returnValue = True
+                        returnedFromDeeper = True
+                        stackIdx -= 1
+                        continue
+"""
+
+
+def cpp_bound_libs_after_play(board, loc, pla):
+    """The C++'s `Board::getBoundNumLibertiesAfterPlay`: (lower, upper) bounds on the
+    liberties of `pla`'s stone at `loc` (captures counted per direction)."""
+    opp = board.get_opp(pla)
+    immediate = caps = cap_stones = conn = max_conn = 0
+    for d in board.adj:
+        adj = loc + d
+        c = board.board[adj]
+        if c == board.EMPTY:
+            immediate += 1
+        elif c == opp and board.group_liberty_count[board.group_head[adj]] == 1:
+            caps += 1
+            cap_stones += board.group_stone_count[board.group_head[adj]]
+        elif c == pla:
+            libs = board.group_liberty_count[board.group_head[adj]] - 1
+            conn += libs
+            max_conn = max(max_conn, libs)
+    return caps + max(max_conn, immediate), immediate + cap_stones + conn
+
+
+def search_with_cpp_bounds(Board):
+    """board.py's `searchIsLadderCaptured` with the C++'s defender shortcuts added."""
+    import inspect
+    import textwrap
+    src = inspect.getsource(Board.searchIsLadderCaptured)
+    assert src.count(DEFENDER_MOVES) == 1, "board.py's ladder search changed"
+    src = textwrap.dedent(src.replace(DEFENDER_MOVES, DEFENDER_MOVES + CPP_BOUNDS))
+    space = dict(sys.modules[Board.__module__].__dict__, cpp_bound_libs_after_play=cpp_bound_libs_after_play)
+    exec(src, space)
+    return space["searchIsLadderCaptured"]
+
+
+class cpp_ladder:
+    """Within it, board.py's ladder search behaves as the C++'s where asked: `double_ko`, its
+    double-ko test negated (item 5); `bounds`, the C++'s defender shortcuts (item 9)."""
+    patched = {}
+
+    def __init__(self, Board, double_ko, bounds):
+        self.Board, self.double_ko, self.bounds = Board, double_ko, bounds
+
+    def __enter__(self):
+        B = self.Board
+        self.orig = (B.hasLibertyGainingCaptures, B.searchIsLadderCaptured)
+        if self.double_ko:
+            orig = self.orig[0]
+            B.hasLibertyGainingCaptures = lambda board, loc: not orig(board, loc)
+        if self.bounds:
+            if B not in cpp_ladder.patched:
+                cpp_ladder.patched[B] = search_with_cpp_bounds(B)
+            B.searchIsLadderCaptured = cpp_ladder.patched[B]
+
+    def __exit__(self, *exc):
+        self.Board.hasLibertyGainingCaptures, self.Board.searchIsLadderCaptured = self.orig
+
+
+class OracleRow:
+    """features.py's row for position `i` of game `g` (on `board`, the boards before it in
+    `all_boards`), called the way the C++ defines the row (the module docs): `fill()` gives
+    the spatial planes (22 x 361, uint8, with the superko bans) and the globals, `fill(True)`
+    the same with the C++'s double-ko test. Also keeps what the call was made of: `bans`,
+    `bonus`, `hide`, `chain`."""
+
+    def __init__(self, Board, feat, board, all_boards, played, g, i, name, rules, komi, hist):
+        colors, moves = g["colors"], g["moves"]
+        self.Board, self.feat, self.board, self.rules = Board, feat, board, rules
+        self.pla = Board.BLACK if colors[i] == "B" else Board.WHITE
+        self.opp = Board.get_opp(self.pla)
         # Superko bans: the C++ adds them to channel 6, features.py does not.
         suicide = bool(rules["multiStoneSuicideLegal"])
-        bans = superko_bans(Board, board, pla, hist, suicide, SUPERKO_WINDOW)
-        full = superko_bans(Board, board, pla, hist, suicide)
+        self.bans = superko_bans(Board, board, self.pla, hist, suicide, SUPERKO_WINDOW) if hist else set()
+        before = list(zip(colors[:i], moves[:i]))
+        bonus = handicap_stones(g["setup_black"], g["setup_white"], before)
+        self.bonus = bonus if name == "chinese" else max(bonus - 1, 0) if name == "aga" else 0
+        rules["whiteKomi"] = komi + self.bonus
+        friendly = name in ("chinese", "aga", "nz")
+        self.hide = friendly and i >= 1 and moves[i - 1] == 361 and not (i >= 2 and moves[i - 2] == 361)
+        self.chain = 0
+        for k in range(1, min(5, i) + 1):
+            expect = self.opp if k % 2 == 1 else self.pla
+            if played[i - k][0] != expect:
+                break
+            self.chain = k
+        if self.hide:
+            self.boards, self.mvs, self.idx = [board], [], 0
+        else:
+            self.boards, self.mvs, self.idx = list(all_boards), list(played), i
+            if i >= 1 and self.chain < 1:
+                self.boards[i - 1] = board
+            if i >= 2 and self.chain < 2:
+                self.boards[i - 2] = self.boards[i - 1]
+        rules["passWouldEndPhase"] = (not self.hide) and i >= 1 and moves[i - 1] == 361
+
+    def fill(self, cpp_double_ko=False, cpp_bounds=False):
+        b = np.zeros((1, 361, 22), np.float32)
+        gl = np.zeros((1, 19), np.float32)
+        with cpp_ladder(self.Board, cpp_double_ko, cpp_bounds):
+            self.feat.fill_row_features(self.board, self.pla, self.opp, self.boards, self.mvs, self.idx, self.rules,
+                                        b, gl, 0)
+        ob = b[0].T.astype(np.uint8)
+        if self.bans:
+            ob[6, sorted(self.bans)] = 1
+        return ob, gl[0]
+
+
+def check_row(Board, feat, board, all_boards, played, g, i, name, rules, komi, kbin, kglob, counts, hist):
+    row = OracleRow(Board, feat, board, all_boards, played, g, i, name, rules, komi, hist)
+    bans, bonus, hide, chain = row.bans, row.bonus, row.hide, row.chain
+    if hist:
+        full = superko_bans(Board, board, row.pla, hist, bool(rules["multiStoneSuicideLegal"]))
         counts["superko_rules"] += 1
         counts["cpp_superko_beyond_window"] += full != bans
         if full != bans:
             counts.setdefault("superko_beyond", []).append((g["game_id"], i + 1, sorted(full - bans)))
-
-    def with_bans(ob):
-        if bans:
-            ob[6, sorted(bans)] = 1
-        return ob
-
-    before = list(zip(colors[:i], moves[:i]))
-    bonus = handicap_stones(g["setup_black"], g["setup_white"], before)
-    bonus = bonus if name == "chinese" else max(bonus - 1, 0) if name == "aga" else 0
-    rules["whiteKomi"] = komi + bonus
-    friendly = name in ("chinese", "aga", "nz")
-    hide = friendly and i >= 1 and moves[i - 1] == 361 and not (i >= 2 and moves[i - 2] == 361)
-    chain = 0
-    for k in range(1, min(5, i) + 1):
-        expect = opp if k % 2 == 1 else pla
-        if played[i - k][0] != expect:
-            break
-        chain = k
-    if hide:
-        boards, mvs, idx = [board], [], 0
-    else:
-        boards, mvs, idx = list(all_boards), list(played), i
-        if i >= 1 and chain < 1:
-            boards[i - 1] = board
-        if i >= 2 and chain < 2:
-            boards[i - 2] = boards[i - 1]
-    rules["passWouldEndPhase"] = (not hide) and i >= 1 and moves[i - 1] == 361
-    b = np.zeros((1, 361, 22), np.float32)
-    gl = np.zeros((1, 19), np.float32)
-    feat.fill_row_features(board, pla, opp, boards, mvs, idx, rules, b, gl, 0)
-    ob = with_bans(b[0].T.astype(np.uint8))
+    ob, gl = row.fill()
+    gl = gl[None]
     if not np.array_equal(ob, kbin) and (ob[:14] == kbin[:14]).all() and (ob[18:] == kbin[18:]).all():
-        # The C++ double-ko test (see the module docs), then compare again.
-        orig = Board.hasLibertyGainingCaptures
-        Board.hasLibertyGainingCaptures = lambda self, loc: not orig(self, loc)
-        try:
-            b[:] = 0
-            gl[:] = 0
-            feat.fill_row_features(board, pla, opp, boards, mvs, idx, rules, b, gl, 0)
-        finally:
-            Board.hasLibertyGainingCaptures = orig
-        ob = with_bans(b[0].T.astype(np.uint8))
-        counts["cpp_double_ko_ladder"] += bool(np.array_equal(ob, kbin))
+        # The C++'s ladder search (its double-ko test and its defender shortcuts, see the
+        # module docs), then compare again.
+        ob, _ = row.fill(cpp_double_ko=True, cpp_bounds=True)
+        counts["cpp_ladder_search"] += bool(np.array_equal(ob, kbin))
     counts["japanese"] += name == "japanese" and g["rules"] is not None
     counts["chinese"] += name == "chinese"
     counts["missing_rules"] += g["rules"] is None
@@ -447,3 +535,27 @@ def test_superko_cycles_follow_the_cpp(kibo, tmp_path):
         ("positional_only-Tromp-Taylor.sgf", 6): [ib],
         ("suicide-Tromp-Taylor.sgf", 3): [ba],
     }, banned
+
+
+def test_cpp_defender_bounds_on_the_edge_shape():
+    """The shape of `features::tests::ladder_defender_bounds_read_the_last_capture_as_the_cpp`
+    (docs/planes.md, "Where features.py differs", item 9): White S13 S12 on the right edge,
+    White to move. board.py finds it laddered (as written and with the C++'s double-ko
+    test); with the C++'s defender shortcuts (`cpp_ladder`) it is not, as in the C++ and
+    kibo. The other chains are the same either way."""
+    Board, feat, _ = oracle()
+    b = Board(19)
+    black = ["rf", "sf", "qg", "qh", "ri", "oj", "rj", "ok", "pl", "rl", "qm"]
+    white = ["rg", "rh", "qi", "pj", "qj", "sj", "pk", "qk", "rk", "ql"]
+    for colour, pts in ((Board.BLACK, black), (Board.WHITE, white)):
+        for p in pts:
+            b.set_stone(colour, b.loc(ord(p[0]) - 97, ord(p[1]) - 97))
+    sgf = {b.loc(x, y): chr(97 + x) + chr(97 + y) for y in range(19) for x in range(19)}
+
+    def ladders(double_ko, bounds):
+        got = set()
+        with cpp_ladder(Board, double_ko, bounds):
+            feat.iterLadders(b, lambda loc, pos, working: got.add(sgf[loc]))
+        return sorted(got)
+    assert ladders(False, False) == ladders(True, False) == ["rg", "rh", "ri", "rj", "rl"]
+    assert ladders(True, True) == ladders(False, True) == ["ri", "rj", "rl"]
