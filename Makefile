@@ -21,7 +21,7 @@ KGS    ?= $(SHARED)/dev/kgs-2001-archive
 INPUT_FLAGS := $(foreach i,$(INPUT),--input $(i)) $(if $(LICENCE),--licence '$(LICENCE)',)
 THREAD_FLAGS := $(if $(THREADS),--threads $(THREADS),)
 
-.PHONY: katago test-train spark spark-check bench-spark bench-scale bench-compare lint debs fuzz all build run filter split sample stats test test-rust test-polars test-python bench venv clean
+.PHONY: katago ladder-compare test-train spark spark-check bench-spark bench-scale bench-compare lint debs fuzz all build run filter split sample stats test test-rust test-polars test-python bench venv clean
 
 all: build
 
@@ -153,6 +153,14 @@ $(KATAGO_MODEL): | $(VENV)/.ok
 	touch $@
 katago: $(KATAGO_BIN) $(KATAGO_MODEL)
 	@echo "KATAGO_BIN=$(KATAGO_BIN)"; echo "KATAGO_MODEL=$(KATAGO_MODEL)"; echo "KATAGO_CONFIG=$(KATAGO_CONFIG)"
+
+## Every row of a katago export against KataGo's C++ fillRowV7 (bench/ladder_fillrow.cpp,
+## linked against `make katago`'s objects) and N rows against features.py (docs/planes.md,
+## "Every row against KataGo"): make ladder-compare OUT=<kibo run output> NPZ=<export> [N=20000]
+N ?= 20000
+ladder-compare: build katago venv
+	@test -n "$(NPZ)" || { echo "ladder-compare: OUT=<kibo run output> NPZ=<kibo export katago folder> are required"; exit 2; }
+	$(PY) bench/ladder_compare.py $(OUT) $(NPZ) --cpp --features-py $(N)
 
 ## Extra packages of the trainer tests (TRL, transformers, torchvision, ...), installed when
 ## the list changes.
