@@ -701,18 +701,6 @@ fn relaxed_alive(pos: &Pos, ch: &Chains, pla: u8, dead: &[bool], forced: &[bool]
         healthy[r] &= !ch.living(b, opp, dead);
         eye2[r] |= ch.eye2[b];
     }
-    let weight: Vec<u32> = (0..nreg)
-        .map(|r| {
-            if !healthy[r] {
-                0
-            } else if size[r] as usize >= BIG_REGION || (eye2[r] && blocks[r] == 1) {
-                2
-            } else {
-                1
-            }
-        })
-        .collect();
-
     let chains: Vec<usize> = (0..nch).filter(|&c| ch.living(c, pla, dead)).collect();
     // The regions each chain borders (each once: `near[near_at[k]..near_at[k + 1]]` for
     // `chains[k]`), and its liberties (points that are empty or hold a dead stone).
@@ -720,8 +708,15 @@ fn relaxed_alive(pos: &Pos, ch: &Chains, pla: u8, dead: &[bool], forced: &[bool]
     let mut near_at = Vec::with_capacity(chains.len() + 1);
     let mut stamp = vec![NONE; nreg];
     let mut nlibs = vec![0u32; nch];
+    // A two-eye shape makes two eyes only if its wall holds: a chain of the wall with at
+    // most two liberties, one of them outside the shape, is put in atari from outside
+    // and must fill a point of the shape to stay on the board (docs/scoring.md, "Weak
+    // walls").
+    let mut weak_wall = vec![false; nreg];
     for &c in &chains {
         near_at.push(near.len());
+        let mut lib_regions = [NONE; 2];
+        let mut spread = false;
         for l in ch.links(c) {
             let b = l.to as usize;
             let r = regs.of(b);
@@ -731,10 +726,32 @@ fn relaxed_alive(pos: &Pos, ch: &Chains, pla: u8, dead: &[bool], forced: &[bool]
             }
             if b >= nch || dead[b] {
                 nlibs[c] += l.theirs as u32;
+                if lib_regions[0] == NONE || lib_regions[0] == r as u32 {
+                    lib_regions[0] = r as u32;
+                } else {
+                    spread = true;
+                    lib_regions[1] = r as u32;
+                }
+            }
+        }
+        if spread && nlibs[c] <= 2 {
+            for r in lib_regions {
+                weak_wall[r as usize] = true;
             }
         }
     }
     near_at.push(near.len());
+    let weight: Vec<u32> = (0..nreg)
+        .map(|r| {
+            if !healthy[r] {
+                0
+            } else if size[r] as usize >= BIG_REGION || (eye2[r] && blocks[r] == 1 && !weak_wall[r]) {
+                2
+            } else {
+                1
+            }
+        })
+        .collect();
 
     let mut killed = vec![false; nch];
     let mut tainted = vec![false; nreg];

@@ -412,6 +412,31 @@ fn false_eyes_are_not_life() {
     assert_eq!(own.owner(pt(10, 10)), Owner::White);
 }
 
+/// A zigzag four (two eyes whoever plays first) inside a white area along the top edge,
+/// walled by four black chains; `gap` empty leaves the wall stone at (0,11) with two
+/// liberties, one outside the shape (KGS 2001-06-24-2, the black corner at O19–S18).
+fn zigzag_corner(gap: char) -> Board {
+    let row1 = format!("..........O{gap}X..XO..");
+    let mut rows = vec!["..........OX..X.O..", &row1, "..........OOOXXXO..", "...........OOOOOO.."];
+    rows.extend(std::iter::repeat_n("...................", 15));
+    board(&rows)
+}
+
+#[test]
+fn a_two_eye_shape_with_a_weak_wall_is_not_life() {
+    // White plays (1,11): (0,11) is in atari and Black must fill (0,12) to save it,
+    // which leaves a bent three, dead with White to play next. The same shape with the
+    // wall stone connected at (1,11) lives.
+    let weak = ownership_conservative(&zigzag_corner('.'));
+    for p in [pt(0, 11), pt(1, 12), pt(2, 13), pt(0, 14), pt(0, 12)] {
+        assert_ne!(weak.owner(p), Owner::Black, "{p:?}: a weak wall is no life");
+    }
+    let solid = ownership_conservative(&zigzag_corner('X'));
+    for p in [pt(0, 11), pt(1, 12), pt(2, 13), pt(0, 14), pt(0, 12), pt(1, 14)] {
+        assert_eq!(solid.owner(p), Owner::Black, "{p:?}: a solid wall lives");
+    }
+}
+
 #[test]
 fn a_stone_joined_through_a_protected_point_lives() {
     // (5,9) sits on the dame line, touching White's wall; its liberty (5,8) is
