@@ -905,6 +905,19 @@ fn candidates(ch: &Chains, dead: &[bool], forced: &[bool], regs: &[Regions; 2]) 
         }
         // The P-region of the opponent chains bordering each O-region, if they all lie
         // in one.
+        let in_atari: Vec<bool> = (0..ch.blocks())
+            .map(|b| {
+                b < nch
+                    && ch.living(b, pla, dead)
+                    && ch
+                        .links(b)
+                        .iter()
+                        .filter(|l| l.to as usize >= nch || dead[l.to as usize])
+                        .map(|l| l.theirs as u32)
+                        .sum::<u32>()
+                        == 1
+            })
+            .collect();
         let mut inner = vec![NONE; oregs.n];
         let mut mixed = vec![false; oregs.n];
         for d in 0..nch {
@@ -912,7 +925,10 @@ fn candidates(ch: &Chains, dead: &[bool], forced: &[bool], regs: &[Regions; 2]) 
                 continue;
             }
             let r = pregs.of(d) as u32;
-            for l in ch.links(d) {
+            // Not through a P chain in atari: it is captured at once, and the room of its
+            // O-region then joins the opponent chains on both sides of it into one
+            // P-region (docs/scoring.md, "Eyes across a stone in atari").
+            for l in ch.links(d).iter().filter(|l| !in_atari[l.to as usize]) {
                 let q = oregs.of(l.to as usize);
                 if inner[q] == NONE {
                     inner[q] = r;

@@ -438,6 +438,31 @@ fn a_two_eye_shape_with_a_weak_wall_is_not_life() {
 }
 
 #[test]
+fn an_eye_space_is_not_shared_across_a_stone_in_atari() {
+    // Black's wall (14,14)–(14,17) and (15..18,14) encloses the corner with two white
+    // stones in it (more liberties there than Black has: no candidates) and a white stone
+    // at (14,18) in atari, which touches a second black group, (12..13,18) with column 17,
+    // living in its own area. The corner is Black's eye space: the stone in atari does not
+    // make it shared between the two black groups, so the wall is no dead candidate (it
+    // was called dead: KGS 2001-09-10-2, a 27-stone group around the white R3 stones and
+    // T5). With White's stones alive inside, neither side owns the corner.
+    let mut rows: Vec<String> = (0..12).map(|_| format!("{}OX.", ".".repeat(16))).collect();
+    rows.push(format!("{}OXX", ".".repeat(16)));
+    rows.push(format!("{}OOOOOX", ".".repeat(13)));
+    rows.push(format!("{}OXXXXO", ".".repeat(13)));
+    for r in 15..19 {
+        rows.push(format!("{}{}", ".".repeat(13), if r == 16 { "OX.OO." } else { "OX...." }));
+    }
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let own = ownership_conservative(&board(&rows));
+    for p in [pt(14, 14), pt(18, 14), pt(16, 16), pt(14, 18)] {
+        assert!(!own.dead.contains(&p), "{p:?} is not dead");
+        assert!(!matches!(own.owner(p), Owner::Black | Owner::White), "{p:?}: {:?}", own.owner(p));
+    }
+    assert_eq!(own.owner(pt(5, 18)), Owner::Black, "the second black group lives");
+}
+
+#[test]
 fn a_stone_joined_through_a_protected_point_lives() {
     // (5,9) sits on the dame line, touching White's wall; its liberty (5,8) is
     // surrounded by Black, so White cannot cut there, and the stone is part of Black's
