@@ -329,6 +329,25 @@ fn territory_and_area_count_of_a_finished_position() {
 }
 
 #[test]
+fn a_point_its_owner_must_fill_is_no_territory() {
+    // White's stone at (0,13) has two liberties: the dame (0,12), where White may not
+    // play (a self-atari) and Black may, and (0,14) in White's territory. Black's move on
+    // the dame puts it in atari and White connects at (0,14): under territory rules that
+    // point is no territory (KGS 2000-11-20-1: W+0.5 counted against RE[B+0.50], N19
+    // behind White's M19; KataGo B+0.4). Under area rules the filled point still counts.
+    let mut rows =
+        vec![format!("{}X.O{}", ".".repeat(11), ".".repeat(5)), format!("{}XXXO{}", ".".repeat(11), ".".repeat(4))];
+    rows.extend((2..19).map(|_| format!("{}XO{}", ".".repeat(13), ".".repeat(4))));
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let b = board(&rows);
+    let own = ownership_conservative(&b);
+    assert_eq!((own.owner(pt(0, 12)), own.owner(pt(0, 14))), (Owner::Neutral, Owner::White));
+    let (j, c) = (count(&b, &own, RuleSet::Japanese, 6.5, 0, 0, 0), count(&b, &own, RuleSet::Chinese, 7.5, 0, 0, 0));
+    assert_eq!((j.territory[0], j.territory[1] + 1), (c.territory[0], c.territory[1]));
+    assert_eq!(c.territory[1], 4 * 19 + 1);
+}
+
+#[test]
 fn handicap_bonus_and_default_komi() {
     assert_eq!(default_komi(0), 6.5);
     assert_eq!(default_komi(1), 6.5);
