@@ -215,7 +215,7 @@ pub fn count(
 fn must_fill(board: &Board, pos: &Pos, own: &Ownership, dead: &[bool; NN], seki: &[bool; NN]) -> [bool; NN] {
     let mut fill = [false; NN];
     let mut libs = Vec::new();
-    for t in 0..NN {
+    for (t, filled) in fill.iter_mut().enumerate() {
         let owner = match own.point[t] {
             Owner::Black => BLACK,
             Owner::White => WHITE,
@@ -238,7 +238,7 @@ fn must_fill(board: &Board, pos: &Pos, own: &Ownership, dead: &[bool; NN], seki:
             }
             let (pla, opp) = if owner == BLACK { (Color::Black, Color::White) } else { (Color::White, Color::Black) };
             if board.move_shape(pla, d).1 <= 1 && board.move_shape(opp, d).1 >= 2 {
-                fill[t] = true;
+                *filled = true;
                 break;
             }
         }
