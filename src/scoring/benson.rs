@@ -708,15 +708,8 @@ fn relaxed_alive(pos: &Pos, ch: &Chains, pla: u8, dead: &[bool], forced: &[bool]
     let mut near_at = Vec::with_capacity(chains.len() + 1);
     let mut stamp = vec![NONE; nreg];
     let mut nlibs = vec![0u32; nch];
-    // A two-eye shape makes two eyes only if its wall holds: a chain of the wall with at
-    // most two liberties, one of them outside the shape, is put in atari from outside
-    // and must fill a point of the shape to stay on the board (docs/scoring.md, "Weak
-    // walls").
-    let mut weak_wall = vec![false; nreg];
     for &c in &chains {
         near_at.push(near.len());
-        let mut lib_regions = [NONE; 2];
-        let mut spread = false;
         for l in ch.links(c) {
             let b = l.to as usize;
             let r = regs.of(b);
@@ -726,21 +719,11 @@ fn relaxed_alive(pos: &Pos, ch: &Chains, pla: u8, dead: &[bool], forced: &[bool]
             }
             if b >= nch || dead[b] {
                 nlibs[c] += l.theirs as u32;
-                if lib_regions[0] == NONE || lib_regions[0] == r as u32 {
-                    lib_regions[0] = r as u32;
-                } else {
-                    spread = true;
-                    lib_regions[1] = r as u32;
-                }
-            }
-        }
-        if spread && nlibs[c] <= 2 {
-            for r in lib_regions {
-                weak_wall[r as usize] = true;
             }
         }
     }
     near_at.push(near.len());
+    let weak_wall = weak_walls(ch, pla, dead, regs);
     let weight: Vec<u32> = (0..nreg)
         .map(|r| {
             if !healthy[r] {
@@ -831,6 +814,33 @@ fn relaxed_alive(pos: &Pos, ch: &Chains, pla: u8, dead: &[bool], forced: &[bool]
         alive[c] = !killed[c];
     }
     alive
+}
+
+/// Per region of `col` (`regs`): whether its wall is weak. A two-eye shape makes two
+/// eyes only if its wall holds: a living `col` chain with at most two liberties, in two
+/// regions, is put in atari from outside the one and must fill a point of it to stay on
+/// the board (docs/scoring.md, "Weak walls"). Marks both regions.
+fn weak_walls(ch: &Chains, col: u8, dead: &[bool], regs: &Regions) -> Vec<bool> {
+    let nch = ch.len();
+    let mut weak = vec![false; regs.n];
+    for c in (0..nch).filter(|&c| ch.living(c, col, dead)) {
+        let (mut libs, mut at, mut spread) = (0u32, [NONE; 2], false);
+        for l in ch.links(c).iter().filter(|l| l.to as usize >= nch || dead[l.to as usize]) {
+            libs += l.theirs as u32;
+            let r = regs.of(l.to as usize) as u32;
+            if at[0] == NONE || at[0] == r {
+                at[0] = r;
+            } else {
+                (spread, at[1]) = (true, r);
+            }
+        }
+        if spread && libs <= 2 {
+            for r in at {
+                weak[r as usize] = true;
+            }
+        }
+    }
+    weak
 }
 
 /// Whether an eye space of 4 to 6 empty points makes two eyes even if the opponent
@@ -937,10 +947,11 @@ fn candidates(ch: &Chains, dead: &[bool], forced: &[bool], regs: &[Regions; 2]) 
                 }
             }
         }
+        let weak = weak_walls(ch, opp, dead, oregs);
         let mut eyes = vec![0u32; pregs.n];
         for q in 0..oregs.n {
             if inner[q] != NONE && !mixed[q] {
-                let two = room[q] as usize >= BIG_REGION || (eye2[q] && blocks[q] == 1);
+                let two = room[q] as usize >= BIG_REGION || (eye2[q] && blocks[q] == 1 && !weak[q]);
                 eyes[inner[q] as usize] += if two { 2 } else { 1 };
             }
         }
