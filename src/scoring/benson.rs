@@ -701,18 +701,6 @@ fn relaxed_alive(pos: &Pos, ch: &Chains, pla: u8, dead: &[bool], forced: &[bool]
         healthy[r] &= !ch.living(b, opp, dead);
         eye2[r] |= ch.eye2[b];
     }
-    let weight: Vec<u32> = (0..nreg)
-        .map(|r| {
-            if !healthy[r] {
-                0
-            } else if size[r] as usize >= BIG_REGION || (eye2[r] && blocks[r] == 1) {
-                2
-            } else {
-                1
-            }
-        })
-        .collect();
-
     let chains: Vec<usize> = (0..nch).filter(|&c| ch.living(c, pla, dead)).collect();
     // The regions each chain borders (each once: `near[near_at[k]..near_at[k + 1]]` for
     // `chains[k]`), and its liberties (points that are empty or hold a dead stone).
@@ -735,6 +723,18 @@ fn relaxed_alive(pos: &Pos, ch: &Chains, pla: u8, dead: &[bool], forced: &[bool]
         }
     }
     near_at.push(near.len());
+    let weak_wall = weak_walls(ch, pla, dead, regs);
+    let weight: Vec<u32> = (0..nreg)
+        .map(|r| {
+            if !healthy[r] {
+                0
+            } else if size[r] as usize >= BIG_REGION || (eye2[r] && blocks[r] == 1 && !weak_wall[r]) {
+                2
+            } else {
+                1
+            }
+        })
+        .collect();
 
     let mut killed = vec![false; nch];
     let mut tainted = vec![false; nreg];
@@ -816,6 +816,33 @@ fn relaxed_alive(pos: &Pos, ch: &Chains, pla: u8, dead: &[bool], forced: &[bool]
     alive
 }
 
+/// Per region of `col` (`regs`): whether its wall is weak. A two-eye shape makes two
+/// eyes only if its wall holds: a living `col` chain with at most two liberties, in two
+/// regions, is put in atari from outside the one and must fill a point of it to stay on
+/// the board (docs/scoring.md, "Weak walls"). Marks both regions.
+fn weak_walls(ch: &Chains, col: u8, dead: &[bool], regs: &Regions) -> Vec<bool> {
+    let nch = ch.len();
+    let mut weak = vec![false; regs.n];
+    for c in (0..nch).filter(|&c| ch.living(c, col, dead)) {
+        let (mut libs, mut at, mut spread) = (0u32, [NONE; 2], false);
+        for l in ch.links(c).iter().filter(|l| l.to as usize >= nch || dead[l.to as usize]) {
+            libs += l.theirs as u32;
+            let r = regs.of(l.to as usize) as u32;
+            if at[0] == NONE || at[0] == r {
+                at[0] = r;
+            } else {
+                (spread, at[1]) = (true, r);
+            }
+        }
+        if spread && libs <= 2 {
+            for r in at {
+                weak[r as usize] = true;
+            }
+        }
+    }
+    weak
+}
+
 /// Whether an eye space of 4 to 6 empty points makes two eyes even if the opponent
 /// plays first: no 2×2 block (square four, bulky five, rectangular six) and no point
 /// next to three or more others (pyramid four, crossed five, rabbity six), which leaves
@@ -888,6 +915,19 @@ fn candidates(ch: &Chains, dead: &[bool], forced: &[bool], regs: &[Regions; 2]) 
         }
         // The P-region of the opponent chains bordering each O-region, if they all lie
         // in one.
+        let in_atari: Vec<bool> = (0..ch.blocks())
+            .map(|b| {
+                b < nch
+                    && ch.living(b, pla, dead)
+                    && ch
+                        .links(b)
+                        .iter()
+                        .filter(|l| l.to as usize >= nch || dead[l.to as usize])
+                        .map(|l| l.theirs as u32)
+                        .sum::<u32>()
+                        == 1
+            })
+            .collect();
         let mut inner = vec![NONE; oregs.n];
         let mut mixed = vec![false; oregs.n];
         for d in 0..nch {
@@ -895,7 +935,10 @@ fn candidates(ch: &Chains, dead: &[bool], forced: &[bool], regs: &[Regions; 2]) 
                 continue;
             }
             let r = pregs.of(d) as u32;
-            for l in ch.links(d) {
+            // Not through a P chain in atari: it is captured at once, and the room of its
+            // O-region then joins the opponent chains on both sides of it into one
+            // P-region (docs/scoring.md, "Eyes across a stone in atari").
+            for l in ch.links(d).iter().filter(|l| !in_atari[l.to as usize]) {
                 let q = oregs.of(l.to as usize);
                 if inner[q] == NONE {
                     inner[q] = r;
@@ -904,10 +947,11 @@ fn candidates(ch: &Chains, dead: &[bool], forced: &[bool], regs: &[Regions; 2]) 
                 }
             }
         }
+        let weak = weak_walls(ch, opp, dead, oregs);
         let mut eyes = vec![0u32; pregs.n];
         for q in 0..oregs.n {
             if inner[q] != NONE && !mixed[q] {
-                let two = room[q] as usize >= BIG_REGION || (eye2[q] && blocks[q] == 1);
+                let two = room[q] as usize >= BIG_REGION || (eye2[q] && blocks[q] == 1 && !weak[q]);
                 eyes[inner[q] as usize] += if two { 2 } else { 1 };
             }
         }

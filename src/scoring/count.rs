@@ -8,7 +8,7 @@
 //! * [`check_result`]: the count against the recorded winner and margin.
 
 use crate::coord::{Point, NN};
-use crate::engine::{Board, BLACK, EMPTY, WHITE};
+use crate::engine::{Board, Color, BLACK, EMPTY, WHITE};
 
 use super::benson::{detect_seki, Chains, Pos};
 use super::{Owner, Ownership, RuleSet, Score, ScoreCheck};
@@ -156,6 +156,7 @@ pub fn count(
     let mut stones = [0u32; 2];
     let mut undecided = 0u32;
     let mut dead_stones = [0u32; 2];
+    let fill = if rules.is_area() { [false; NN] } else { must_fill(board, &pos, own, &dead, &seki) };
     for i in 0..NN {
         if !pos.on[i] {
             continue;
@@ -173,6 +174,8 @@ pub fn count(
         let open = cell == EMPTY || dead[i];
         if open {
             match owner {
+                // A point its owner must fill is no territory (territory rules).
+                Owner::Black | Owner::White if fill[i] => {}
                 Owner::Black => terr[0] += 1,
                 Owner::White => terr[1] += 1,
                 _ => {
@@ -200,6 +203,47 @@ pub fn count(
         }
     }
     Score::from_parts(rules, komi, handicap, terr, [prisoners_black, prisoners_white], dead_stones, stones, undecided)
+}
+
+/// Territory rules: the empty points of a player's territory that the player must
+/// fill before the game ends (*teire*): a liberty of one of its living chains that has
+/// exactly two, the other a dame point where the opponent may play (not a self-atari)
+/// and the player may not (a self-atari), so that the opponent's move there puts the
+/// chain in atari and the player connects inside its territory. Under area rules
+/// filling one's own territory costs nothing (docs/scoring.md, "Points that must be
+/// filled").
+fn must_fill(board: &Board, pos: &Pos, own: &Ownership, dead: &[bool; NN], seki: &[bool; NN]) -> [bool; NN] {
+    let mut fill = [false; NN];
+    let mut libs = Vec::new();
+    for (t, filled) in fill.iter_mut().enumerate() {
+        let owner = match own.point[t] {
+            Owner::Black => BLACK,
+            Owner::White => WHITE,
+            _ => continue,
+        };
+        if !pos.on[t] || pos.cells[t] != EMPTY {
+            continue;
+        }
+        for q in pos.adj(t) {
+            if pos.cells[q] != owner || dead[q] {
+                continue;
+            }
+            let Some(at) = Point::from_index(q as u16) else { continue };
+            board.chain_liberty_points(at, &mut libs);
+            let [a, b] = libs[..] else { continue };
+            let d = if a.index() as usize == t { b } else { a };
+            let di = d.index() as usize;
+            if di >= NN || own.point[di] != Owner::Neutral || seki[di] {
+                continue;
+            }
+            let (pla, opp) = if owner == BLACK { (Color::Black, Color::White) } else { (Color::White, Color::Black) };
+            if board.move_shape(pla, d).1 <= 1 && board.move_shape(opp, d).1 >= 2 {
+                *filled = true;
+                break;
+            }
+        }
+    }
+    fill
 }
 
 /// A margin (Black's points minus White's) as a record writes the result: `B+3.5`,

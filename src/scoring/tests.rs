@@ -329,6 +329,25 @@ fn territory_and_area_count_of_a_finished_position() {
 }
 
 #[test]
+fn a_point_its_owner_must_fill_is_no_territory() {
+    // White's stone at (0,13) has two liberties: the dame (0,12), where White may not
+    // play (a self-atari) and Black may, and (0,14) in White's territory. Black's move on
+    // the dame puts it in atari and White connects at (0,14): under territory rules that
+    // point is no territory (KGS 2000-11-20-1: W+0.5 counted against RE[B+0.50], N19
+    // behind White's M19; KataGo B+0.4). Under area rules the filled point still counts.
+    let mut rows =
+        vec![format!("{}X.O{}", ".".repeat(11), ".".repeat(5)), format!("{}XXXO{}", ".".repeat(11), ".".repeat(4))];
+    rows.extend((2..19).map(|_| format!("{}XO{}", ".".repeat(13), ".".repeat(4))));
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let b = board(&rows);
+    let own = ownership_conservative(&b);
+    assert_eq!((own.owner(pt(0, 12)), own.owner(pt(0, 14))), (Owner::Neutral, Owner::White));
+    let (j, c) = (count(&b, &own, RuleSet::Japanese, 6.5, 0, 0, 0), count(&b, &own, RuleSet::Chinese, 7.5, 0, 0, 0));
+    assert_eq!((j.territory[0], j.territory[1] + 1), (c.territory[0], c.territory[1]));
+    assert_eq!(c.territory[1], 4 * 19 + 1);
+}
+
+#[test]
 fn handicap_bonus_and_default_komi() {
     assert_eq!(default_komi(0), 6.5);
     assert_eq!(default_komi(1), 6.5);
@@ -410,6 +429,56 @@ fn false_eyes_are_not_life() {
     assert_eq!(own.owner(pt(1, 1)), Owner::Undecided);
     assert!(own.dead.is_empty());
     assert_eq!(own.owner(pt(10, 10)), Owner::White);
+}
+
+/// A zigzag four (two eyes whoever plays first) inside a white area along the top edge,
+/// walled by four black chains; `gap` empty leaves the wall stone at (0,11) with two
+/// liberties, one outside the shape (KGS 2001-06-24-2, the black corner at O19–S18).
+fn zigzag_corner(gap: char) -> Board {
+    let row1 = format!("..........O{gap}X..XO..");
+    let mut rows = vec!["..........OX..X.O..", &row1, "..........OOOXXXO..", "...........OOOOOO.."];
+    rows.extend(std::iter::repeat_n("...................", 15));
+    board(&rows)
+}
+
+#[test]
+fn a_two_eye_shape_with_a_weak_wall_is_not_life() {
+    // White plays (1,11): (0,11) is in atari and Black must fill (0,12) to save it,
+    // which leaves a bent three, dead with White to play next. The same shape with the
+    // wall stone connected at (1,11) lives.
+    let weak = ownership_conservative(&zigzag_corner('.'));
+    for p in [pt(0, 11), pt(1, 12), pt(2, 13), pt(0, 14), pt(0, 12)] {
+        assert_ne!(weak.owner(p), Owner::Black, "{p:?}: a weak wall is no life");
+    }
+    let solid = ownership_conservative(&zigzag_corner('X'));
+    for p in [pt(0, 11), pt(1, 12), pt(2, 13), pt(0, 14), pt(0, 12), pt(1, 14)] {
+        assert_eq!(solid.owner(p), Owner::Black, "{p:?}: a solid wall lives");
+    }
+}
+
+#[test]
+fn an_eye_space_is_not_shared_across_a_stone_in_atari() {
+    // Black's wall (14,14)–(14,17) and (15..18,14) encloses the corner with two white
+    // stones in it (more liberties there than Black has: no candidates) and a white stone
+    // at (14,18) in atari, which touches a second black group, (12..13,18) with column 17,
+    // living in its own area. The corner is Black's eye space: the stone in atari does not
+    // make it shared between the two black groups, so the wall is no dead candidate (it
+    // was called dead: KGS 2001-09-10-2, a 27-stone group around the white R3 stones and
+    // T5). With White's stones alive inside, neither side owns the corner.
+    let mut rows: Vec<String> = (0..12).map(|_| format!("{}OX.", ".".repeat(16))).collect();
+    rows.push(format!("{}OXX", ".".repeat(16)));
+    rows.push(format!("{}OOOOOX", ".".repeat(13)));
+    rows.push(format!("{}OXXXXO", ".".repeat(13)));
+    for r in 15..19 {
+        rows.push(format!("{}{}", ".".repeat(13), if r == 16 { "OX.OO." } else { "OX...." }));
+    }
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let own = ownership_conservative(&board(&rows));
+    for p in [pt(14, 14), pt(18, 14), pt(16, 16), pt(14, 18)] {
+        assert!(!own.dead.contains(&p), "{p:?} is not dead");
+        assert!(!matches!(own.owner(p), Owner::Black | Owner::White), "{p:?}: {:?}", own.owner(p));
+    }
+    assert_eq!(own.owner(pt(5, 18)), Owner::Black, "the second black group lives");
 }
 
 #[test]
