@@ -210,7 +210,7 @@ fn score_json(
     let gtp = |ps: &[Point]| ps.iter().map(|p| p.to_gtp()).collect::<Vec<_>>();
     json!({
         "file": name, "game": game, "moves": row.moves.len(), "result_raw": m.result_raw, "rules": m.rules,
-        "komi": m.komi_raw, "handicap": m.handicap, "check": v.check.as_str(), "reason": v.reason,
+        "komi": m.komi_raw, "handicap": m.handicap, "check": v.check.as_str(), "reason": v.reason, "judge": v.judge.as_str(),
         "counted_margin": v.counted_margin, "count": count, "playouts": j.playouts, "marks": rows,
         "dead": gtp(&j.own.dead), "seki": gtp(&j.own.seki), "chains": chains,
     })

@@ -200,3 +200,13 @@ def test_a_crashed_or_hung_engine_is_an_error_that_names_the_game_and_keeps_the_
         assert "no answer in 2 s" in r.stderr, r.stderr
     assert {p.name: p.read_bytes() for p in (out / "games").iterdir()} == before
     assert not list(out.glob(".tmp-*"))
+
+
+def test_kibo_score_shows_katagos_judgement_of_one_game(kibo, games_dir, engine):
+    run = lambda *flags: json.loads(subprocess.run(
+        [kibo, "score", str(games_dir / "2001-05-04-4.sgf"), "--json", *flags],
+        capture_output=True, text=True, check=True).stdout)
+    own, katago = run(), run("--score-check", "katago", "--katago-visits", "1", *engine)
+    assert (own["judge"], own["check"], own["counted_margin"]) == ("kibo", "winner_differs", 40.5)
+    assert (katago["judge"], katago["check"], katago["counted_margin"]) == ("katago", "agrees", -3.5)
+    assert {c["why"] for c in katago["chains"]} <= {"katago", "katago: seki", "katago: split", "benson"}
