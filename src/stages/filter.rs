@@ -348,12 +348,7 @@ pub fn run_part(
                     });
                     return;
                 }
-                Item::Sgf { bytes, .. } | Item::SgfPart { bytes, .. } => {
-                    batch_bytes += bytes.len();
-                    report.by_source.get_mut(&source.name).expect("invariant").documents += 1;
-                    report.total.documents += 1;
-                }
-                Item::SgfLine { bytes, .. } => {
+                Item::Sgf { bytes, .. } | Item::SgfPart { bytes, .. } | Item::SgfLine { bytes, .. } => {
                     batch_bytes += bytes.len();
                     report.by_source.get_mut(&source.name).expect("invariant").documents += 1;
                     report.total.documents += 1;
