@@ -21,6 +21,8 @@ use std::time::Duration;
 use anyhow::{anyhow, bail, Context};
 use serde_json::{json, Value};
 
+pub mod label;
+
 use crate::coord::{Point, N, NN};
 use crate::engine::{Board, Color};
 use crate::scoring::{OwnershipMaps, RuleSet};
@@ -42,6 +44,9 @@ pub struct KatagoSettings {
     pub search_threads: Option<u32>,
     /// The longest wait for any one answer before the engine counts as hung.
     pub timeout: Duration,
+    /// The pipeline file's table of these settings (`filter.katago`, `label.katago`),
+    /// as messages name it.
+    pub section: &'static str,
 }
 
 /// One position to read: the game it comes from (named in errors), its final board, the
@@ -62,21 +67,18 @@ impl KatagoSettings {
     /// A setup check before anything is written: the binary, model and config exist and
     /// are files, and the visits are at least 1.
     pub fn check(&self) -> anyhow::Result<()> {
-        for (what, p, hint) in [
-            ("binary", &self.binary, "filter.katago.binary or --katago-binary"),
-            ("model", &self.model, "filter.katago.model or --katago-model"),
-            ("config", &self.config, "filter.katago.config or --katago-config"),
-        ] {
+        let section = self.section;
+        for (what, p) in [("binary", &self.binary), ("model", &self.model), ("config", &self.config)] {
             if !p.is_file() {
                 bail!(
-                    "score_check \"katago\": the KataGo {what} {} is missing (set {hint}; `make katago` builds KataGo \
-                     and fetches a net and an analysis config)",
+                    "{section}: the KataGo {what} {} is missing (set {section}.{what} or --katago-{what}; `make katago` \
+                     builds KataGo and fetches a net and an analysis config)",
                     p.display()
                 );
             }
         }
         if self.visits == 0 {
-            bail!("score_check \"katago\": visits must be at least 1");
+            bail!("{section}: visits must be at least 1");
         }
         Ok(())
     }
@@ -101,17 +103,32 @@ impl Katago {
     /// here, before the first game.
     pub fn start(settings: &KatagoSettings) -> anyhow::Result<Katago> {
         settings.check()?;
-        let mut cmd = Command::new(&settings.binary);
-        cmd.arg("analysis").arg("-config").arg(&settings.config).arg("-model").arg(&settings.model);
-        // The net reads each position as it stands (no random symmetry), so that a rerun
-        // gives the same maps: at one visit the answer is the net's alone.
+        let mut k = Katago::spawn(settings)?;
+        let empty = Board::new();
+        let probe =
+            Position { game: "(a first query on an empty board)", board: &empty, rules: RuleSet::Japanese, komi: 6.5 };
+        k.ownership(&[probe]).context("KataGo does not answer")?;
+        Ok(k)
+    }
+
+    /// The settings given to `-override-config`: `nnRandomize=false` (the net reads each
+    /// position as it stands, no random symmetry, so that a rerun gives the same
+    /// answers), then the threads that are set.
+    pub fn overrides(settings: &KatagoSettings) -> Vec<String> {
         let mut overrides = vec!["nnRandomize=false".to_string()];
         for (k, v) in [("numAnalysisThreads", settings.threads), ("numSearchThreads", settings.search_threads)] {
             if let Some(v) = v {
                 overrides.push(format!("{k}={v}"));
             }
         }
-        cmd.arg("-override-config").arg(overrides.join(","));
+        overrides
+    }
+
+    /// Starts the process, with no query yet.
+    fn spawn(settings: &KatagoSettings) -> anyhow::Result<Katago> {
+        let mut cmd = Command::new(&settings.binary);
+        cmd.arg("analysis").arg("-config").arg(&settings.config).arg("-model").arg(&settings.model);
+        cmd.arg("-override-config").arg(Katago::overrides(settings).join(","));
         let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -142,12 +159,37 @@ impl Katago {
             }
         });
         let stdin = child.stdin.take();
-        let mut k = Katago { settings: settings.clone(), child, stdin, lines, stderr, next_id: 0 };
-        let empty = Board::new();
-        let probe =
-            Position { game: "(a first query on an empty board)", board: &empty, rules: RuleSet::Japanese, komi: 6.5 };
-        k.ownership(&[probe]).context("KataGo does not answer")?;
-        Ok(k)
+        Ok(Katago { settings: settings.clone(), child, stdin, lines, stderr, next_id: 0 })
+    }
+
+    /// Writes `text` (queries, one a line) to the engine; `waiting` names what the
+    /// error will name.
+    fn send(&mut self, text: &str, waiting: &str) -> anyhow::Result<()> {
+        let stdin = self.stdin.as_mut().ok_or_else(|| anyhow!("KataGo's input is closed"))?;
+        if let Err(e) = stdin.write_all(text.as_bytes()).and_then(|_| stdin.flush()) {
+            return Err(self.died(waiting, &format!("cannot send the queries ({e})")));
+        }
+        Ok(())
+    }
+
+    /// The engine's next answer as JSON, waiting at most the timeout (then the engine is
+    /// killed); `waiting` names the position the error will name.
+    fn recv(&mut self, waiting: &str) -> anyhow::Result<Value> {
+        let line = match self.lines.recv_timeout(self.settings.timeout) {
+            Ok(line) => line,
+            Err(RecvTimeoutError::Timeout) => {
+                let _ = self.child.kill();
+                bail!(
+                    "KataGo gave no answer in {} s while reading {waiting} (stopped; raise {}.timeout_s or lower the \
+                     visits)",
+                    self.settings.timeout.as_secs(),
+                    self.settings.section
+                );
+            }
+            Err(RecvTimeoutError::Disconnected) => return Err(self.died(waiting, "it exited")),
+        };
+        serde_json::from_str(&line)
+            .map_err(|e| anyhow!("KataGo wrote a line that is not JSON while reading {waiting} ({e}): {line}"))
     }
 
     /// The two ownership maps of each position, in order. An error names the game it
@@ -163,29 +205,13 @@ impl Katago {
             }
         }
         let first = positions.first().map_or("", |p| p.game);
-        let stdin = self.stdin.as_mut().ok_or_else(|| anyhow!("KataGo's input is closed"))?;
-        if let Err(e) = stdin.write_all(text.as_bytes()).and_then(|_| stdin.flush()) {
-            return Err(self.died(first, &format!("cannot send the queries ({e})")));
-        }
+        self.send(&text, first)?;
         // Each position's two maps (Black to move, White to move), as they come.
         let mut got: Vec<[Option<Box<[f32; NN]>>; 2]> = vec![[None, None]; positions.len()];
         let mut left = 2 * positions.len();
         while left > 0 {
             let waiting = got.iter().position(|g| g.iter().any(Option::is_none)).map_or(first, |i| positions[i].game);
-            let line = match self.lines.recv_timeout(self.settings.timeout) {
-                Ok(line) => line,
-                Err(RecvTimeoutError::Timeout) => {
-                    let _ = self.child.kill();
-                    bail!(
-                        "KataGo gave no answer in {} s while reading {waiting} (stopped; raise filter.katago.timeout_s \
-                         or lower the visits)",
-                        self.settings.timeout.as_secs()
-                    );
-                }
-                Err(RecvTimeoutError::Disconnected) => return Err(self.died(waiting, "it exited")),
-            };
-            let v: Value = serde_json::from_str(&line)
-                .map_err(|e| anyhow!("KataGo wrote a line that is not JSON while reading {waiting} ({e}): {line}"))?;
+            let v = self.recv(waiting)?;
             // Ids are "<n>.<side>", n counted over the engine's life.
             let at = v.get("id").and_then(Value::as_str).and_then(|id| id.split_once('.')).and_then(|(n, s)| {
                 let i = n.parse::<u64>().ok()?.checked_sub(base)? as usize;

@@ -44,6 +44,36 @@ enum Cmd {
     /// Training data for other tools' trainers, from the sample shards (train and val).
     #[command(subcommand)]
     Export(ExportCmd),
+    /// KataGo's reading of drawn positions (the rows `kibo export vlm` draws with the same
+    /// seed, limit and tags) as the table DIR/labels/ (docs/labels.md).
+    Label(LabelArgs),
+}
+
+#[derive(Args, Debug)]
+struct LabelArgs {
+    #[command(flatten)]
+    common: OutArgs,
+    /// Rows to label, the seeded draw of `kibo export vlm --limit N` (0: every row of the splits).
+    #[arg(long, default_value_t = 100_000)]
+    limit: u64,
+    /// Seed of the draw (default: pipeline.seed, as `kibo export vlm`).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Keep only positions whose move has this tactical tag (repeatable: any of them).
+    #[arg(long = "tag")]
+    tags: Vec<String>,
+    /// The splits to draw from, comma-separated (default train,val: the rows a VLM export
+    /// holds; add test for an evaluation set).
+    #[arg(long, value_delimiter = ',', default_value = "train,val")]
+    splits: Vec<String>,
+    /// Also write KataGo's raw policy (362 values a row).
+    #[arg(long)]
+    policy: bool,
+    /// Also write KataGo's ownership (361 values a row, Black's view, ×100 as i8).
+    #[arg(long)]
+    ownership: bool,
+    #[command(flatten)]
+    katago: KatagoJudgeArgs,
 }
 
 /// The formats of `kibo export` (`stages::export`).
@@ -314,37 +344,34 @@ struct RunArgs {
     common: OutArgs,
 }
 
-/// `[filter.katago]` as flags (`--score-check katago`).
+/// `[filter.katago]` (`--score-check katago`) or `[label.katago]` (`kibo label`) as flags.
 #[derive(Args, Debug, Default)]
 struct KatagoJudgeArgs {
-    /// The KataGo binary (overrides `filter.katago.binary`; default: `make katago`'s).
+    /// The KataGo binary (overrides `[filter.katago]` / `[label.katago]` binary; default:
+    /// `make katago`'s).
     #[arg(long, value_name = "PATH")]
     katago_binary: Option<PathBuf>,
-    /// The KataGo network (overrides `filter.katago.model`).
+    /// The KataGo network (overrides the table's `model`).
     #[arg(long, value_name = "PATH")]
     katago_model: Option<PathBuf>,
-    /// KataGo's analysis config (overrides `filter.katago.config`).
+    /// KataGo's analysis config (overrides the table's `config`).
     #[arg(long, value_name = "PATH")]
     katago_config: Option<PathBuf>,
-    /// Visits per query (overrides `filter.katago.visits`, default 1).
+    /// Visits per query (overrides the table's `visits`, default 1).
     #[arg(long, value_name = "N")]
     katago_visits: Option<u32>,
-    /// Positions KataGo analyses at once (overrides `filter.katago.threads`).
+    /// Positions KataGo analyses at once (overrides the table's `threads`).
     #[arg(long, value_name = "N")]
     katago_threads: Option<u32>,
-    /// Search threads per position (overrides `filter.katago.search_threads`).
+    /// Search threads per position (overrides the table's `search_threads`; `kibo label`
+    /// uses one past one visit).
     #[arg(long, value_name = "N")]
     katago_search_threads: Option<u32>,
 }
 
 impl KatagoJudgeArgs {
-    /// Applies the flags and `--score-check` to `cfg`; with `katago`, checks that the
-    /// binary, model and config exist (a setup error, before anything is written).
-    fn apply(&self, score_check: Option<ScoreCheckMode>, cfg: &mut crate::config::FilterConfig) -> anyhow::Result<()> {
-        if let Some(m) = score_check {
-            cfg.score_check = m;
-        }
-        let k = &mut cfg.katago;
+    /// Applies the flags to a `[*.katago]` table.
+    fn apply_to(&self, k: &mut crate::config::KatagoConfig) {
         for (flag, slot) in [
             (&self.katago_binary, &mut k.binary),
             (&self.katago_model, &mut k.model),
@@ -357,6 +384,15 @@ impl KatagoJudgeArgs {
         k.visits = self.katago_visits.unwrap_or(k.visits);
         k.threads = self.katago_threads.or(k.threads);
         k.search_threads = self.katago_search_threads.or(k.search_threads);
+    }
+
+    /// Applies the flags and `--score-check` to `cfg`; with `katago`, checks that the
+    /// binary, model and config exist (a setup error, before anything is written).
+    fn apply(&self, score_check: Option<ScoreCheckMode>, cfg: &mut crate::config::FilterConfig) -> anyhow::Result<()> {
+        if let Some(m) = score_check {
+            cfg.score_check = m;
+        }
+        self.apply_to(&mut cfg.katago);
         if cfg.score_check == ScoreCheckMode::Katago {
             cfg.katago.settings().check().map_err(|e| SetupError(format!("{e:#}")))?;
         }
@@ -620,6 +656,50 @@ fn export(c: ExportCmd) -> anyhow::Result<i32> {
     }
 }
 
+/// `kibo label`: the engine checked before anything is written.
+fn label(a: LabelArgs) -> anyhow::Result<i32> {
+    use crate::stages::label;
+    let mut r = resolve(&a.common, &[], None)?;
+    let missing: Vec<&str> = ["games", "samples"].into_iter().filter(|t| !r.out.join(t).is_dir()).collect();
+    if !missing.is_empty() {
+        return setup(format!("{} has no {} table: run `kibo run` first", r.out.display(), missing.join(" or ")));
+    }
+    a.katago.apply_to(&mut r.cfg.label.katago);
+    let settings = r.cfg.label.katago.settings_in("label.katago");
+    settings.check().map_err(|e| SetupError(format!("{e:#}")))?;
+    label::split_names(&a.splits).map_err(|e| SetupError(format!("{e:#}")))?;
+    let opt = label::LabelOptions {
+        splits: a.splits.clone(),
+        limit: a.limit,
+        seed: a.seed.unwrap_or(r.cfg.pipeline.seed),
+        tags: a.tags.clone(),
+        policy: a.policy,
+        ownership: a.ownership,
+        katago: settings,
+        chunk_rows: r.cfg.label.chunk_rows.max(1),
+        quiet: r.quiet,
+    };
+    let t0 = std::time::Instant::now();
+    let rep = label::run(&r.out, &opt)?;
+    let secs = t0.elapsed().as_secs_f64();
+    eprintln!(
+        "label: {} positions of {} candidates ({} reused, {} read by KataGo at {} visits in {} queries, {} as their \
+         stones alone), {:.1} positions/s read, {} files in {}, {:.1} s",
+        rep.rows,
+        rep.candidates,
+        rep.reused,
+        rep.read,
+        opt.katago.visits,
+        rep.queries,
+        rep.sent_board,
+        if rep.engine_seconds > 0.0 { rep.read as f64 / rep.engine_seconds } else { 0.0 },
+        rep.chunks,
+        r.out.join("labels").display(),
+        secs
+    );
+    Ok(Exit::Ok as i32)
+}
+
 /// `kibo export vlm`: options checked before anything is written.
 fn export_vlm(a: VlmArgs) -> anyhow::Result<i32> {
     use crate::stages::export::vlm;
@@ -694,6 +774,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             let code = pool(r.cfg.pipeline.threads)?.install(|| do_filter(&r))?;
             Ok(code)
         }
+        Cmd::Label(a) => label(a),
         Cmd::Split(a) => {
             let r = resolve(&a, &[], None)?;
             if !r.out.join("games").is_dir() {

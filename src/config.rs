@@ -48,6 +48,25 @@ pub struct Config {
     pub split: SplitConfig,
     /// Export settings (`[export.vlm]`: the VLM prompt templates).
     pub export: ExportConfig,
+    /// `[label]`: `kibo label` (KataGo's reading of the drawn positions).
+    pub label: LabelConfig,
+}
+
+/// `[label]`: settings of `kibo label` (docs/labels.md).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LabelConfig {
+    /// Rows a committed chunk (a rerun after a crash starts again at the first chunk not
+    /// written).
+    pub chunk_rows: usize,
+    /// `[label.katago]`: the engine, as `[filter.katago]` (visits default 1).
+    pub katago: KatagoConfig,
+}
+
+impl Default for LabelConfig {
+    fn default() -> Self {
+        LabelConfig { chunk_rows: 2048, katago: KatagoConfig::default() }
+    }
 }
 
 /// `filter.drop_score_disagreements`: the score verdicts whose games the filter rejects.
@@ -349,8 +368,14 @@ impl KatagoConfig {
         })
     }
 
-    /// The engine's settings, the unset paths filled in from [`KatagoConfig::home`].
+    /// The engine's settings for the judge (`filter.katago`), the unset paths filled in
+    /// from [`KatagoConfig::home`].
     pub fn settings(&self) -> crate::analysis::KatagoSettings {
+        self.settings_in("filter.katago")
+    }
+
+    /// The engine's settings, as the pipeline file's table `section` gives them.
+    pub fn settings_in(&self, section: &'static str) -> crate::analysis::KatagoSettings {
         let home = KatagoConfig::home();
         let or = |p: &Option<PathBuf>, default: &str| p.clone().unwrap_or_else(|| home.join(default));
         crate::analysis::KatagoSettings {
@@ -361,6 +386,7 @@ impl KatagoConfig {
             threads: self.threads,
             search_threads: self.search_threads,
             timeout: std::time::Duration::from_secs(self.timeout_s.max(1)),
+            section,
         }
     }
 }

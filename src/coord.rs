@@ -267,6 +267,20 @@ mod tests {
     }
 
     #[test]
+    fn gtp_text_reads_back_to_every_move() {
+        for i in 0..=PASS {
+            let m = Move::from_index(i).unwrap();
+            assert_eq!(gtp_move(&m.to_gtp()), Some(m));
+            assert_eq!(gtp_move(&m.to_gtp().to_lowercase()), Some(m));
+        }
+        assert_eq!(gtp_move("Q16"), Some(Move::Play(Point { row: 3, col: 15 })));
+        assert_eq!(gtp_move("J1"), Some(Move::Play(Point { row: 18, col: 8 })));
+        for bad in ["I5", "A0", "A20", "Q", "Q16x", "", "16", "Z3"] {
+            assert_eq!(gtp_move(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
     fn gtp_on_a_smaller_board_counts_rows_from_its_own_bottom_edge() {
         // 9×9: the top-left point is A9, the bottom-right J1 (no I), the 3-3 point C7.
         let at = |r, c| Point::new(r, c).unwrap().to_gtp_on(9);

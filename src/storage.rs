@@ -155,6 +155,15 @@ pub fn file_blake3(path: &Path) -> std::io::Result<String> {
 
 /// Parquet writer properties of table `name` with options `opts`.
 pub fn writer_properties(opts: &TableOptions, name: &str) -> std::io::Result<WriterProperties> {
+    writer_properties_with(opts, name, Vec::new())
+}
+
+/// [`writer_properties`] with `extra` key-value metadata after kibo's own.
+pub fn writer_properties_with(
+    opts: &TableOptions,
+    name: &str,
+    extra: Vec<KeyValue>,
+) -> std::io::Result<WriterProperties> {
     let level = ZstdLevel::try_new(opts.zstd_level).map_err(|e| std::io::Error::other(e.to_string()))?;
     let mut props = WriterProperties::builder();
     for c in &opts.no_dictionary_columns {
@@ -170,10 +179,15 @@ pub fn writer_properties(opts: &TableOptions, name: &str) -> std::io::Result<Wri
         .set_max_row_group_row_count(Some(opts.row_group_rows))
         .set_statistics_enabled(EnabledStatistics::Page)
         .set_created_by(format!("kibo {}", env!("CARGO_PKG_VERSION")))
-        .set_key_value_metadata(Some(vec![
-            KeyValue::new("kibo.schema_version".to_string(), SCHEMA_VERSION.to_string()),
-            KeyValue::new("kibo.table".to_string(), name.to_string()),
-        ]))
+        .set_key_value_metadata(Some(
+            [
+                KeyValue::new("kibo.schema_version".to_string(), SCHEMA_VERSION.to_string()),
+                KeyValue::new("kibo.table".to_string(), name.to_string()),
+            ]
+            .into_iter()
+            .chain(extra)
+            .collect(),
+        ))
         .build();
     Ok(props)
 }

@@ -2,9 +2,11 @@
 //! (or the archives) and writes its tables atomically.
 pub mod card;
 pub mod convert;
+pub mod draw;
 pub mod export;
 pub mod filter;
 pub mod inspect;
+pub mod label;
 pub mod part;
 pub mod report;
 pub mod sample;

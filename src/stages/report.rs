@@ -84,9 +84,11 @@ pub fn write_filter(out: &Path, cfg: &Config, pipeline_file: Option<&Path>, r: &
     // The thread count does not change the output, so it is left out.
     let mut config_json = serde_json::to_value(cfg)?;
     config_json["pipeline"]["threads"] = json!(null);
-    // `[export]` shapes the exports (each records its own settings), not this dataset.
+    // `[export]` and `[label]` shape the exports and the labels (each records its own
+    // settings), not this dataset.
     if let Some(o) = config_json.as_object_mut() {
         o.remove("export");
+        o.remove("label");
     }
     let manifest = json!({
         "schema_version": SCHEMA_VERSION,
@@ -134,4 +136,17 @@ pub fn write_section(out: &Path, name: &str, v: &Value) -> anyhow::Result<()> {
     let mut report = load(out, "report.json");
     report[name] = v.clone();
     save(out, "report.json", &report)
+}
+
+/// Sets `manifest.json` → `labels` (and its shards under `tables.labels`) and
+/// `report.json` → `label` (`kibo label`).
+pub fn write_labels(out: &Path, labels: &Value, shards: &[ShardInfo], rep: &Value) -> anyhow::Result<()> {
+    let mut manifest = load(out, "manifest.json");
+    if !manifest["tables"].is_object() {
+        manifest["tables"] = json!({});
+    }
+    manifest["tables"]["labels"] = table(shards);
+    manifest["labels"] = labels.clone();
+    save(out, "manifest.json", &manifest)?;
+    write_section(out, "label", rep)
 }

@@ -25,8 +25,7 @@ pub mod layout;
 pub mod options;
 pub mod text;
 
-use std::collections::BinaryHeap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Context;
 use arrow_array::types::{UInt16Type, UInt8Type};
@@ -34,7 +33,7 @@ use arrow_array::Array;
 use rayon::prelude::*;
 
 use crate::coord::{symmetry, symmetry_index, Move, Point, NN};
-use crate::features::sample_shards;
+use crate::stages::draw::{row_key, shards, Draw, KeptFilter};
 use crate::tables::Cols;
 use crate::verify::{BoardMarkers, BoardPainter, Style};
 pub use options::{parse_mix, Layout, VlmOptions, VlmReport, VlmRow};
@@ -43,81 +42,18 @@ pub use text::{Notation, Question, Task, Templates};
 /// Rows whose pictures are made together (a few tens of MB of PNGs at most).
 pub const CHUNK: usize = 2048;
 
-/// A row's key: the choice's order (bytes 0..8), symmetry (8), task (9..13), question (13).
-fn row_key(seed: u64, game_id: &str, move_number: u16) -> [u8; 16] {
-    let mut h = blake3::Hasher::new();
-    h.update(b"kibo.vlm.v1\0");
-    h.update(&seed.to_le_bytes());
-    h.update(game_id.as_bytes());
-    h.update(&move_number.to_le_bytes());
-    let mut k = [0u8; 16];
-    k.copy_from_slice(&h.finalize().as_bytes()[..16]);
-    k
-}
-
-/// The train and val shards, in the order rows are written.
-fn shards(out: &Path) -> anyhow::Result<Vec<(usize, PathBuf)>> {
-    let mut v = Vec::new();
-    for (s, name) in super::SPLITS.iter().enumerate() {
-        v.extend(sample_shards(out, Some(name))?.into_iter().map(|p| (s, p)));
-    }
-    Ok(v)
-}
-
-/// Does row `i` carry one of `tags`?
-fn has_tag(c: &Cols<'_>, i: usize, tags: &[String]) -> anyhow::Result<bool> {
-    if tags.is_empty() {
-        return Ok(true);
-    }
-    let (l, names) = c.str_list("tags")?;
-    let o = l.value_offsets();
-    Ok((o[i] as usize..o[i + 1] as usize).any(|j| tags.iter().any(|t| t == names.value(j))))
-}
-
 /// The kept rows as sorted `(shard, row)` ordinals; `None` keeps every row that passes `--tag`.
-pub type Kept = Option<Vec<(u32, u32)>>;
+pub use crate::stages::draw::Kept;
 
-/// Pass 1: the kept rows ([`Kept`]) and how many rows the choice saw.
+/// The draw of `opt` (train and val: [`super::SPLITS`]).
+fn draw(opt: &VlmOptions) -> Draw<'_> {
+    Draw { splits: &super::SPLITS, seed: opt.seed, limit: opt.limit, tags: &opt.tags }
+}
+
+/// Pass 1: the kept rows ([`Kept`]) and how many rows the choice saw
+/// ([`crate::stages::draw::choose`]).
 pub fn choose(out: &Path, opt: &VlmOptions) -> anyhow::Result<(Kept, u64)> {
-    let mut heap: BinaryHeap<(u64, u32, u32)> = BinaryHeap::new();
-    let mut seen = 0u64;
-    let mut cols = vec!["game_id", "move_number"];
-    if !opt.tags.is_empty() {
-        cols.push("tags");
-    }
-    for (k, (_, shard)) in shards(out)?.iter().enumerate() {
-        let mut row = 0u32;
-        crate::storage::read_parquet_columns(shard, true, Some(&cols), |b| {
-            let c = Cols::new(&b, "samples");
-            let (id, mn) = (c.str("game_id")?, c.prim::<UInt16Type>("move_number")?);
-            for i in 0..b.num_rows() {
-                let r = row + i as u32;
-                if !has_tag(&c, i, &opt.tags)? {
-                    continue;
-                }
-                seen += 1;
-                if opt.limit == 0 {
-                    continue;
-                }
-                let key = row_key(opt.seed, id.value(i), mn.value(i));
-                let score = u64::from_be_bytes(key[..8].try_into().expect("invariant: 8 bytes"));
-                if (heap.len() as u64) < opt.limit {
-                    heap.push((score, k as u32, r));
-                } else if heap.peek().is_some_and(|top| (score, k as u32, r) < *top) {
-                    heap.pop();
-                    heap.push((score, k as u32, r));
-                }
-            }
-            row += b.num_rows() as u32;
-            Ok(())
-        })?;
-    }
-    if opt.limit == 0 {
-        return Ok((None, seen));
-    }
-    let mut kept: Vec<(u32, u32)> = heap.into_iter().map(|(_, s, r)| (s, r)).collect();
-    kept.sort_unstable();
-    Ok((Some(kept), seen))
+    crate::stages::draw::choose(out, &draw(opt))
 }
 
 /// One kept row as read from the shards.
@@ -147,8 +83,8 @@ fn for_each_kept(
     kept: &Kept,
     mut f: impl FnMut(SourceRow) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
-    let mut next = 0usize;
-    for (k, (split, shard)) in shards(out)?.iter().enumerate() {
+    let mut filter = KeptFilter::new(kept, &opt.tags);
+    for (k, (split, shard)) in shards(out, &super::SPLITS)?.iter().enumerate() {
         let mut row = 0u32;
         crate::storage::read_parquet_columns(shard, true, Some(&READ_COLUMNS), |b| {
             let c = Cols::new(&b, "samples");
@@ -160,17 +96,7 @@ fn for_each_kept(
             let (tl, tn) = c.str_list("tags")?;
             for i in 0..b.num_rows() {
                 let r = row + i as u32;
-                let wanted = match kept {
-                    Some(v) => {
-                        let hit = v.get(next) == Some(&(k as u32, r));
-                        if hit {
-                            next += 1;
-                        }
-                        hit
-                    }
-                    None => has_tag(&c, i, &opt.tags)?,
-                };
-                if !wanted {
+                if !filter.wanted(k as u32, r, &c, i)? {
                     continue;
                 }
                 let (ho, to) = (hl.value_offsets(), tl.value_offsets());
