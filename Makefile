@@ -130,7 +130,7 @@ test-python: venv debs katago
 ## runs tests/python/test_score_katago.py with it): built from
 ## ../shared/oracles/katago-cpp (Eigen backend, CPU; ~200 s on 2 cores, once) into
 ## $(KATAGO_HOME), with the b10 net and the analysis config of KaTrain's PyPI wheel.
-## `make katago` prints the three paths; bench/katago_check.py uses them.
+## `make katago` prints the three paths; checks/katago_check.py uses them.
 KATAGO_HOME ?= $(HOME)/.cache/kibo-katago
 KATAGO_SRC  ?= $(abspath $(SHARED)/../oracles/katago-cpp/katago-6a1fc5d-cpp.tar.gz)
 KATAGO_BIN  := $(KATAGO_HOME)/katago-6a1fc5d/cpp/katago
@@ -154,13 +154,13 @@ $(KATAGO_MODEL): | $(VENV)/.ok
 katago: $(KATAGO_BIN) $(KATAGO_MODEL)
 	@echo "KATAGO_BIN=$(KATAGO_BIN)"; echo "KATAGO_MODEL=$(KATAGO_MODEL)"; echo "KATAGO_CONFIG=$(KATAGO_CONFIG)"
 
-## Every row of a katago export against KataGo's C++ fillRowV7 (bench/ladder_fillrow.cpp,
+## Every row of a katago export against KataGo's C++ fillRowV7 (checks/ladder_fillrow.cpp,
 ## linked against `make katago`'s objects) and N rows against features.py (docs/planes.md,
 ## "Every row against KataGo"): make ladder-compare OUT=<kibo run output> NPZ=<export> [N=20000]
 N ?= 20000
 ladder-compare: build katago venv
 	@test -n "$(NPZ)" || { echo "ladder-compare: OUT=<kibo run output> NPZ=<kibo export katago folder> are required"; exit 2; }
-	$(PY) bench/ladder_compare.py $(OUT) $(NPZ) --cpp --features-py $(N)
+	$(PY) checks/ladder_compare.py $(OUT) $(NPZ) --cpp --features-py $(N)
 
 ## Extra packages of the trainer tests (TRL, transformers, torchvision, ...), installed when
 ## the list changes.

@@ -2,7 +2,7 @@
 # Proves that two kibo binaries (typically before and after a refactor) write
 # byte-identical `samples` shards, in six modes: five pipelines on the dev corpus
 # (../shared/data/dev) and one on the edge corpus (../shared/data/edge), all in
-# bench/modes/*.toml:
+# checks/modes/*.toml:
 #
 #   exact          default split settings (dedup = "exact")
 #   symmetry       dedup = "symmetry"
@@ -15,12 +15,12 @@
 # Usage (from anywhere; the runs happen in the repository root, where the pipelines'
 # relative paths point):
 #
-#   bench/byte-identical.sh KIBO_A KIBO_B [WORKDIR]
+#   checks/byte-identical.sh KIBO_A KIBO_B [WORKDIR]
 #       runs both binaries in every mode (WORKDIR/a/MODE, WORKDIR/b/MODE), one run at a
-#       time, and compares each pair with bench/compare-outputs.py.
-#   bench/byte-identical.sh --make-reference DIR KIBO
+#       time, and compares each pair with checks/compare-outputs.py.
+#   checks/byte-identical.sh --make-reference DIR KIBO
 #       runs KIBO once in every mode into DIR/MODE (a reference for later checks).
-#   bench/byte-identical.sh --reference DIR KIBO_B [WORKDIR]
+#   checks/byte-identical.sh --reference DIR KIBO_B [WORKDIR]
 #       runs only KIBO_B (into WORKDIR/b/MODE) and compares against DIR/MODE.
 #
 # Options (before the positional arguments):
@@ -79,7 +79,7 @@ else
   WORK=$(abs "${3:-$(mktemp -d /tmp/kibo-bi.XXXXXX)}")
 fi
 for m in $MODES; do
-  [ -f "$ROOT/bench/modes/$m.toml" ] || { echo "byte-identical.sh: no bench/modes/$m.toml" >&2; exit 2; }
+  [ -f "$ROOT/checks/modes/$m.toml" ] || { echo "byte-identical.sh: no checks/modes/$m.toml" >&2; exit 2; }
 done
 
 PY=${PY:-$ROOT/.venv/bin/python}
@@ -96,10 +96,10 @@ run() {
   t0=$(date +%s.%N)
   if [ -x /usr/bin/time ]; then
     /usr/bin/time -f '%U %S %M' -o "$out.time" \
-      "$kibo" run --pipeline "bench/modes/$mode.toml" --out "$out" --threads "$THREADS" -q >"$out.log" 2>&1
+      "$kibo" run --pipeline "checks/modes/$mode.toml" --out "$out" --threads "$THREADS" -q >"$out.log" 2>&1
     rc=$?
   else
-    "$kibo" run --pipeline "bench/modes/$mode.toml" --out "$out" --threads "$THREADS" -q >"$out.log" 2>&1
+    "$kibo" run --pipeline "checks/modes/$mode.toml" --out "$out" --threads "$THREADS" -q >"$out.log" 2>&1
     rc=$?
   fi
   t1=$(date +%s.%N)
@@ -169,7 +169,7 @@ for m in $MODES; do
     why="exit status differs ($ra vs $rb)"
   fi
   t0=$(date +%s.%N)
-  "$PY" "$ROOT/bench/compare-outputs.py" --label "$m" "${STRICT[@]}" "$A_OUT" "$B_OUT" > "$B_OUT.compare" 2>&1
+  "$PY" "$ROOT/checks/compare-outputs.py" --label "$m" "${STRICT[@]}" "$A_OUT" "$B_OUT" > "$B_OUT.compare" 2>&1
   crc=$?
   sed 's/^/  /' "$B_OUT.compare"
   verdict=$(sed -n 's/^\[[^]]*\] SUMMARY: \([^:]*\):.*/\1/p' "$B_OUT.compare" | tail -n 1)

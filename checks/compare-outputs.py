@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compare the `samples` table of two kibo output folders, shard by shard.
 
-    bench/compare-outputs.py [--strict-rejects] [--label NAME] DIR_A DIR_B
+    checks/compare-outputs.py [--strict-rejects] [--label NAME] DIR_A DIR_B
 
 For every shard of DIR_A/samples and DIR_B/samples (the same file names are required):
 

@@ -6,7 +6,7 @@ verdict this prints how often KataGo names kibo's winner and the record's winner
 whether its lead lies nearer kibo's count or the record's margin. Prints figures, asserts
 nothing.
 
-    bench/katago_check.py OUT/games [--katago BIN --model NET --config CFG] [--visits 8]
+    checks/katago_check.py OUT/games [--katago BIN --model NET --config CFG] [--visits 8]
                           [--per-class 40] [--classes margin_differs,winner_differs,agrees]
                           [--judge kibo|katago] [--list]
 

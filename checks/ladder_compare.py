@@ -4,7 +4,7 @@ Issue 41, item 5: the ladder channels (14, 15, 16, and 17) of every exported row
 KataGo's. Two oracles, both fed from the games table (setup stones, colours, moves, rules,
 komi) and the npz rows' trace (`*.rows.parquet`: game_id, move_number):
 
-* `--cpp` (every row): KataGo's C++ `NNInputs::fillRowV7` (bench/ladder_fillrow.cpp,
+* `--cpp` (every row): KataGo's C++ `NNInputs::fillRowV7` (checks/ladder_fillrow.cpp,
   linked against the objects of a KataGo build, `--katago-cpp`), replaying each game with
   `BoardHistory::makeBoardMoveAssumeLegal` (no encore, as kibo). All 22 spatial channels
   and 19 globals are compared; the ladder channels are what KataGo's training used.
@@ -22,11 +22,11 @@ each oracle's rate and the first examples of each channel's differences (`--exam
 Exit 1 when the C++ differs in a ladder channel (14-17) or when features.py differs in a
 ladder channel other than by its two documented differences from the C++'s search.
 
-    .venv/bin/python bench/ladder_compare.py OUT NPZ [--cpp] [--features-py N] [--seed S]
+    .venv/bin/python checks/ladder_compare.py OUT NPZ [--cpp] [--features-py N] [--seed S]
         [--limit-games G] [--katago-cpp DIR] [--examples K]
 
 OUT is the `kibo run` output folder (its games table), NPZ the `kibo export katago --to`
-folder. The corpus, the commands and the figures: docs/planes.md, "Every row against
+folder. The corpus, the commands and the figures: docs/results/planes.md, "Every row against
 KataGo".
 """
 import argparse
@@ -55,12 +55,12 @@ LADDER = (14, 15, 16, 17)
 
 
 def build_driver(katago_cpp, dest):
-    """bench/ladder_fillrow.cpp linked against a built KataGo's object files."""
+    """checks/ladder_fillrow.cpp linked against a built KataGo's object files."""
     objs = katago_cpp / "CMakeFiles" / "katago.dir"
     if not (objs / "neuralnet" / "nninputs.cpp.o").exists():
         raise FileNotFoundError(f"{objs}: no KataGo objects (build KataGo's cpp/ with CMake, USE_BACKEND=EIGEN, first)")
     exe = dest / "ladder_fillrow"
-    src = ROOT / "bench" / "ladder_fillrow.cpp"
+    src = ROOT / "checks" / "ladder_fillrow.cpp"
     if exe.exists() and exe.stat().st_mtime > src.stat().st_mtime:
         return exe
     obj = dest / "ladder_fillrow.o"

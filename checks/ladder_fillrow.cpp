@@ -1,5 +1,5 @@
 // KataGo's C++ NNInputs::fillRowV7 (cpp/neuralnet/nninputs.cpp) on every sampled row of
-// a game, for bench/ladder_compare.py. Linked against the objects of a KataGo build
+// a game, for checks/ladder_compare.py. Linked against the objects of a KataGo build
 // (ladder_compare.py --katago-cpp: game/, core/, neuralnet/nninputs and what they use).
 //
 // Input, one game a line (points are kibo's: row * 19 + col, row 0 at the top; 361 pass):

@@ -1,5 +1,5 @@
 // KataGo's C++ iterLadders (cpp/neuralnet/nninputs.cpp), three ways, for
-// bench/ladder_shared_copy.py: on one shared board copy (as KataGo), on a fresh copy per
+// checks/ladder_shared_copy.py: on one shared board copy (as KataGo), on a fresh copy per
 // chain, and on fresh copies with the board's simple-ko point cleared. Built against
 // the KataGo tarball in ../shared/oracles/katago-cpp (see ladder_shared_copy.py, `--cpp`).
 //

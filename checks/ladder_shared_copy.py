@@ -13,7 +13,7 @@ side to move's working moves):
   stones, the ko point, the bookkeeping at index 0 that an emptied point reads);
 * kibo (`kibo.features(rows, "katago-v7")`, the venv's kibo-py; a row with the last move
   in its history, so that the board has its ko state) against features.py `neg`;
-* with `--cpp`: KataGo's C++ (`bench/ladder_iterladders.cpp`, built with g++ from
+* with `--cpp`: KataGo's C++ (`checks/ladder_iterladders.cpp`, built with g++ from
   ../shared/oracles/katago-cpp) on the shared copy against fresh copies, and against kibo.
 
 The positions: `corner` is the shape of issue 41 item 5 (White A3 B2 A1 in atari on A2,
@@ -21,7 +21,7 @@ Black B1 capturable at C1 as a ko) with random stones around it; `random` is ran
 stones in a 6x6 corner; each may end with a ko capture (a simple-ko point on the board)
 and is turned by one of the 8 symmetries (the search order changes with it).
 
-    .venv/bin/python bench/ladder_shared_copy.py [N] [SEED] [--cpp]
+    .venv/bin/python checks/ladder_shared_copy.py [N] [SEED] [--cpp]
 
 Findings (2026-12-05): no difference between the shared and the fresh copies, in
 features.py or in the C++, and kibo equals the C++ and features.py `neg` everywhere;
@@ -302,9 +302,9 @@ def kibo_planes(boards, to_play):
 # ---------------------------------------------------------------- KataGo's C++
 
 def build_cpp(work=pathlib.Path("/tmp/kibo-ladder-cpp")):
-    """bench/ladder_iterladders.cpp built against the KataGo tarball (~10 s)."""
+    """checks/ladder_iterladders.cpp built against the KataGo tarball (~10 s)."""
     exe = work / "iterladders"
-    src = ROOT / "bench" / "ladder_iterladders.cpp"
+    src = ROOT / "checks" / "ladder_iterladders.cpp"
     if exe.exists() and exe.stat().st_mtime > src.stat().st_mtime:
         return exe
     tar = next((ORACLES / "katago-cpp").glob("katago-*-cpp.tar.gz"))

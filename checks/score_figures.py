@@ -1,11 +1,11 @@
-"""The score-check figures of docs/scoring.md: runs `kibo filter` on the KGS 2001
+"""The score-check figures of docs/results/scoring.md: runs `kibo filter` on the KGS 2001
 archive and on the GNU Go and Fuego regression games, reads `score_check` from the
 games table (pyarrow) and prints, per source, the games that ended by counting with a
 recorded score (`result_kind == score`), how many kibo decides (agrees + disagrees),
 and how many of those agree with the record.
 
 Usage:
-    python bench/score_figures.py [--kibo PATH] [--shared DIR] [--list] [--json FILE]
+    python checks/score_figures.py [--kibo PATH] [--shared DIR] [--list] [--json FILE]
                                   [--gnugo] [--gnugo-decided] [--salts N]
 
 `--kibo` defaults to $KIBO, then ~/.cache/kibo-target/release/kibo; `--shared` to
@@ -244,7 +244,7 @@ def salted(a):
     """`--salts N`: the figures of every source under salts 1..N, then their mean and
     standard deviation. One stream's figures are one draw of the playouts' noise (about
     a point on these sources): a change to the playouts is weighed by its mean over the
-    same salts against the mean of the binary before it (docs/scoring.md, "Fourth round")."""
+    same salts against the mean of the binary before it (docs/results/scoring.md, "Fourth round")."""
     import statistics
     per = {}
     verdicts = {}  # source -> one {game: score_check} per salt

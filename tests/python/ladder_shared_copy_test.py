@@ -6,7 +6,7 @@ one shared copy of the board. These tests show that the shared copy changes no a
 issue (White A3 B2 A1 in atari on A2, her escape the capture of Black B1 at C1, which
 Black retakes as a ko) differs between features.py and kibo only by the sense of
 board.py's double-ko test, where kibo follows the C++ (docs/planes.md, item 5 and "The
-ladder channels and KataGo's shared copy"). The harness is bench/ladder_shared_copy.py
+ladder channels and KataGo's shared copy"). The harness is checks/ladder_shared_copy.py
 (which also runs KataGo's C++, `--cpp`); the Rust side is
 `features::tests::ladder_double_ko_corner_follows_the_cpp`.
 """
@@ -26,7 +26,7 @@ N = 150
 def harness():
     if not (ORACLE / "katago" / "game" / "board.py").exists():
         pytest.skip(f"{ORACLE} is absent")
-    sys.path.insert(0, str(ROOT / "bench"))
+    sys.path.insert(0, str(ROOT / "checks"))
     import ladder_shared_copy
     return ladder_shared_copy
 

@@ -21,8 +21,8 @@ import tarfile
 import pyarrow.parquet as pq
 import pytest
 
-# GNU Go's count, read as bench/score_figures.py reads it (one reader for both).
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "bench"))
+# GNU Go's count, read as checks/score_figures.py reads it (one reader for both).
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "checks"))
 from score_figures import cached_margins  # noqa: E402
 
 MIN_GAMES = 400

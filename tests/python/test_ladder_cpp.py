@@ -1,7 +1,7 @@
 """Every katago-v7 row of the dev export against KataGo's C++ `NNInputs::fillRowV7`.
 
-Issue 41, item 5 (docs/planes.md, "Every row against KataGo"): bench/ladder_compare.py
-replays each game on KataGo's own `Board` and `BoardHistory` (bench/ladder_fillrow.cpp,
+Issue 41, item 5 (docs/planes.md, "Every row against KataGo"): checks/ladder_compare.py
+replays each game on KataGo's own `Board` and `BoardHistory` (checks/ladder_fillrow.cpp,
 linked against the objects of `make katago`'s build) and compares all 22 spatial channels
 and 19 globals of every npz row. The dev export must equal the C++ on every row. The one
 class of difference the large corpora showed (play continued after two passes: the C++
@@ -34,7 +34,7 @@ def absent(msg):
 def compare():
     if not (SHARED.parent / "oracles" / "katago-python" / "katago").exists():
         absent("KataGo's Python oracle is absent")
-    sys.path.insert(0, str(ROOT / "bench"))
+    sys.path.insert(0, str(ROOT / "checks"))
     import ladder_compare
     return ladder_compare
 
