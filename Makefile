@@ -21,7 +21,7 @@ KGS    ?= $(SHARED)/dev/kgs-2001-archive
 INPUT_FLAGS := $(foreach i,$(INPUT),--input $(i)) $(if $(LICENCE),--licence '$(LICENCE)',)
 THREAD_FLAGS := $(if $(THREADS),--threads $(THREADS),)
 
-.PHONY: katago ladder-compare test-train spark spark-check bench-spark bench-scale bench-compare lint debs fuzz all build run filter split sample stats test test-rust test-polars test-python bench venv clean
+.PHONY: label katago ladder-compare test-train spark spark-check bench-spark bench-scale bench-compare lint debs fuzz all build run filter split sample stats test test-rust test-polars test-python bench venv clean
 
 all: build
 
@@ -42,6 +42,13 @@ split: build
 ## 20 random samples (seed from the pipeline) as pictures, text, SGF and one review page.
 sample: build
 	$(KIBO) sample --out $(OUT) --pipeline $(PIPELINE) $(if $(N),--n $(N),)
+
+## KataGo's reading of the positions `kibo export vlm --limit LIMIT` draws (docs/labels.md):
+## make label OUT=<kibo run output> [LIMIT=100000] [VISITS=1] [LABEL_FLAGS="--policy --ownership"]
+LIMIT  ?= 100000
+VISITS ?= 1
+label: build katago
+	$(KIBO) label --out $(OUT) --pipeline $(PIPELINE) --limit $(LIMIT) --katago-visits $(VISITS) $(THREAD_FLAGS) $(LABEL_FLAGS)
 
 ## Summary tables with Polars (builds kibo with the `query` feature: Polars takes
 ## ~17 minutes to compile in release on 2 cores, once).

@@ -49,19 +49,28 @@ enum Cmd {
     Label(LabelArgs),
 }
 
+/// The seeded row draw (`stages::draw`) that `kibo export vlm` and `kibo label` share.
 #[derive(Args, Debug)]
-struct LabelArgs {
-    #[command(flatten)]
-    common: OutArgs,
-    /// Rows to label, the seeded draw of `kibo export vlm --limit N` (0: every row of the splits).
+struct DrawArgs {
+    /// Rows to draw, a seeded draw spread over games, move numbers and splits (0: every
+    /// row of the splits). `kibo label` with the same limit, seed and tags draws the rows
+    /// `kibo export vlm` draws.
     #[arg(long, default_value_t = 100_000)]
     limit: u64,
-    /// Seed of the draw (default: pipeline.seed, as `kibo export vlm`).
+    /// Seed of the draw (and of the VLM rows' tasks and symmetries; default: pipeline.seed).
     #[arg(long)]
     seed: Option<u64>,
     /// Keep only positions whose move has this tactical tag (repeatable: any of them).
     #[arg(long = "tag")]
     tags: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+struct LabelArgs {
+    #[command(flatten)]
+    common: OutArgs,
+    #[command(flatten)]
+    draw: DrawArgs,
     /// The splits to draw from, comma-separated (default train,val: the rows a VLM export
     /// holds; add test for an evaluation set).
     #[arg(long, value_delimiter = ',', default_value = "train,val")]
@@ -120,9 +129,10 @@ struct KatagoArgs {
     /// write (DIR/train, DIR/val, DIR/train.json); the memory budget defaults to 1024 MiB.
     #[command(flatten)]
     export: ExportArgs,
-    /// Policy target: `dist` (the corpus's moves from the position, the default) or
-    /// `played` (the move played).
-    #[arg(long, default_value = "dist", value_parser = ["dist", "played"])]
+    /// Policy target: `dist` (the corpus's moves from the position, the default),
+    /// `played` (the move played) or `engine` (KataGo's raw policy from `kibo label
+    /// --policy`; only the labelled rows are written).
+    #[arg(long, default_value = "dist", value_parser = ["dist", "played", "engine"])]
     policy: String,
     /// Shuffle seed.
     #[arg(long, default_value_t = 0)]
@@ -143,23 +153,20 @@ struct VlmArgs {
     /// JSONL with PNG files).
     #[arg(long, default_value = "parquet")]
     layout: crate::stages::export::vlm::Layout,
-    /// Rows to write, a seeded draw spread over games, move numbers and splits (0: every
-    /// train and val row).
-    #[arg(long, default_value_t = 100_000)]
-    limit: u64,
-    /// Seed of the draw, the tasks and the symmetries (default: pipeline.seed).
-    #[arg(long)]
-    seed: Option<u64>,
-    /// Keep only positions whose move has this tactical tag (repeatable: any of them).
-    #[arg(long = "tag")]
-    tags: Vec<String>,
+    #[command(flatten)]
+    draw: DrawArgs,
     /// Pixels between two grid lines: 32 (672 px pictures, Qwen3-VL's 32-px tokens) or
     /// 28 (588 px, Qwen2/2.5-VL); any even number from 26 to 64.
     #[arg(long, default_value_t = 32)]
     cell_px: u32,
+    /// The next-move answer: human (the move played, the default) or engine (KataGo's
+    /// move from `kibo label`; the move played stays in `human_move`). `gtp` and `sgf`
+    /// are kept as the human answer in that notation (as --notation).
+    #[arg(long, default_value = "human", value_parser = ["human", "engine", "gtp", "sgf"])]
+    answer: String,
     /// Answers and prompts in gtp (Q16) or sgf (pd) notation.
-    #[arg(long, default_value = "gtp")]
-    answer: crate::stages::export::vlm::Notation,
+    #[arg(long)]
+    notation: Option<crate::stages::export::vlm::Notation>,
     /// Tasks and their shares, e.g. next-move=0.8,transcribe=0.1,tactics=0.1.
     #[arg(long, default_value = "next-move=1")]
     mix: String,
@@ -201,6 +208,21 @@ enum PartCmd {
     Write(PartArgs),
     /// Assemble the output folder from the parts (tables, report, manifest, card).
     Finish(PartArgs),
+    /// `kibo label`'s chunks K, K + PARTS, … into OUT/.tmp-label-chunks/ (a later
+    /// `kibo label` with the same flags installs them all).
+    Label(PartLabelArgs),
+}
+
+#[derive(Args, Debug)]
+struct PartLabelArgs {
+    #[command(flatten)]
+    label: LabelArgs,
+    /// This part (0-based).
+    #[arg(long)]
+    part: usize,
+    /// How many parts.
+    #[arg(long)]
+    parts: usize,
 }
 
 #[derive(Args, Debug)]
@@ -627,6 +649,12 @@ fn export(c: ExportCmd) -> anyhow::Result<i32> {
         }
         ExportCmd::Katago(a) => {
             let r = export_source(&a.export, &["games", "samples"])?;
+            if a.policy == "engine" && !r.out.join("labels").is_dir() {
+                return setup(format!(
+                    "--policy engine needs KataGo's labels: {} has no labels table (run `kibo label --policy` first)",
+                    r.out.display()
+                ));
+            }
             let memory_mb = match a.export.common.memory_mb {
                 Some(_) => (r.cfg.memory().total >> 20) as u64,
                 None => 1024,
@@ -634,6 +662,7 @@ fn export(c: ExportCmd) -> anyhow::Result<i32> {
             let opt = crate::stages::export::katago::KatagoOptions {
                 to: a.export.to.clone(),
                 played_policy: a.policy == "played",
+                engine_policy: a.policy == "engine",
                 seed: a.seed,
                 metadata: a.metadata,
                 rows_per_file: a.rows_per_file,
@@ -658,6 +687,11 @@ fn export(c: ExportCmd) -> anyhow::Result<i32> {
 
 /// `kibo label`: the engine checked before anything is written.
 fn label(a: LabelArgs) -> anyhow::Result<i32> {
+    label_part(a, None)
+}
+
+/// `kibo label`, or with `part` one part of it (`kibo part label`).
+fn label_part(a: LabelArgs, part: Option<(usize, usize)>) -> anyhow::Result<i32> {
     use crate::stages::label;
     let mut r = resolve(&a.common, &[], None)?;
     let missing: Vec<&str> = ["games", "samples"].into_iter().filter(|t| !r.out.join(t).is_dir()).collect();
@@ -666,29 +700,52 @@ fn label(a: LabelArgs) -> anyhow::Result<i32> {
     }
     a.katago.apply_to(&mut r.cfg.label.katago);
     let settings = r.cfg.label.katago.settings_in("label.katago");
+    let engines = r
+        .cfg
+        .label
+        .katago
+        .threads
+        .map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |t| t.max(1) as usize);
     settings.check().map_err(|e| SetupError(format!("{e:#}")))?;
     label::split_names(&a.splits).map_err(|e| SetupError(format!("{e:#}")))?;
     let opt = label::LabelOptions {
         splits: a.splits.clone(),
-        limit: a.limit,
-        seed: a.seed.unwrap_or(r.cfg.pipeline.seed),
-        tags: a.tags.clone(),
+        limit: a.draw.limit,
+        seed: a.draw.seed.unwrap_or(r.cfg.pipeline.seed),
+        tags: a.draw.tags.clone(),
         policy: a.policy,
         ownership: a.ownership,
         katago: settings,
+        engines,
         chunk_rows: r.cfg.label.chunk_rows.max(1),
         quiet: r.quiet,
+        part,
     };
+    if let Some((p, n)) = part {
+        if n == 0 || p >= n {
+            return setup(format!("--part {p} --parts {n}: the part must be below the number of parts"));
+        }
+    }
     let t0 = std::time::Instant::now();
     let rep = label::run(&r.out, &opt)?;
+    if let Some((p, n)) = part {
+        eprintln!(
+            "part label {p}/{n}: {} positions read by KataGo, {} reused, {:.1} s",
+            rep.read,
+            rep.reused,
+            t0.elapsed().as_secs_f64()
+        );
+        return Ok(Exit::Ok as i32);
+    }
     let secs = t0.elapsed().as_secs_f64();
     eprintln!(
-        "label: {} positions of {} candidates ({} reused, {} read by KataGo at {} visits in {} queries, {} as their \
-         stones alone), {:.1} positions/s read, {} files in {}, {:.1} s",
+        "label: {} positions of {} candidates ({} reused, {} read by {} KataGo engine(s) at {} visits in {} queries, \
+         {} as their stones alone), {:.2} positions/s read, {} files in {}, {:.1} s",
         rep.rows,
         rep.candidates,
         rep.reused,
         rep.read,
+        opt.engines,
         opt.katago.visits,
         rep.queries,
         rep.sent_board,
@@ -711,11 +768,18 @@ fn export_vlm(a: VlmArgs) -> anyhow::Result<i32> {
     let opt = vlm::VlmOptions {
         to: a.export.to.clone(),
         layout: a.layout,
-        limit: a.limit,
-        seed: a.seed.unwrap_or(r.cfg.pipeline.seed),
-        tags: a.tags.clone(),
+        limit: a.draw.limit,
+        seed: a.draw.seed.unwrap_or(r.cfg.pipeline.seed),
+        tags: a.draw.tags.clone(),
         cell_px: a.cell_px,
-        notation: a.answer,
+        notation: match (a.answer.as_str(), a.notation) {
+            ("gtp" | "sgf", Some(n)) if n != a.answer.parse().map_err(SetupError)? => {
+                return setup(format!("--answer {} and --notation disagree", a.answer));
+            }
+            ("gtp" | "sgf", _) => a.answer.parse().map_err(SetupError)?,
+            (_, n) => n.unwrap_or_default(),
+        },
+        answer_from: if a.answer == "engine" { vlm::AnswerFrom::Engine } else { vlm::AnswerFrom::Human },
         mix: vlm::parse_mix(&a.mix).map_err(SetupError)?,
         symmetries: a.symmetries,
         last_moves: a.last_moves,
@@ -728,6 +792,14 @@ fn export_vlm(a: VlmArgs) -> anyhow::Result<i32> {
         quiet: r.quiet,
     };
     opt.check().map_err(SetupError)?;
+    if opt.needs_labels() && !r.out.join("labels").is_dir() {
+        return setup(format!(
+            "--answer engine and the judge task need KataGo's labels: {} has no labels table (run `kibo label --out {}` \
+             with the same --limit, --seed and --tag)",
+            r.out.display(),
+            r.out.display()
+        ));
+    }
     let t0 = std::time::Instant::now();
     let rep = pool(r.cfg.pipeline.threads)?.install(|| vlm::run(&r.out, &opt))?;
     let rows = rep.rows[0] + rep.rows[1];
@@ -951,6 +1023,7 @@ fn part(c: PartCmd) -> anyhow::Result<i32> {
         PartCmd::Keys(a) => ("keys", a),
         PartCmd::Write(a) => ("write", a),
         PartCmd::Finish(a) => ("finish", a),
+        PartCmd::Label(a) => return label_part(a.label, Some((a.part, a.parts))),
     };
     let mut r = resolve(&a.run.common, &a.run.input, a.run.licence.as_deref())?;
     a.run.katago.apply(a.run.score_check, &mut r.cfg.filter)?;

@@ -334,8 +334,8 @@ pub struct KatagoConfig {
     pub config: Option<PathBuf>,
     /// Visits per query (two queries a game: each side to move). Default 1: the net's
     /// own ownership of the final position; more visits search, and a search from a
-    /// finished position finds more chains whose fate turns on who moves (docs/scoring.md,
-    /// "KataGo as the judge": 178 of 180 dev verdicts equal at 1 and 8 visits, the two
+    /// finished position finds more chains whose fate turns on who moves
+    /// (docs/results/scoring.md, "KataGo as the judge: figures on the dev corpus": 178 of 180 dev verdicts equal at 1 and 8 visits, the two
     /// others `undecided` at 8, for 7.4 times the cost).
     pub visits: u32,
     /// Positions analysed at once (`numAnalysisThreads`); unset: the config's.
@@ -853,6 +853,8 @@ pub struct VlmTemplates {
     pub capture: String,
     /// `tactics`: is the move a ladder chase.
     pub ladder: String,
+    /// `judge`: who is ahead, and by how much (needs `kibo label`).
+    pub judge: String,
 }
 
 /// `{coords}` with GTP answers.
@@ -879,6 +881,8 @@ black chains first, as B or W and its points, chains separated by semicolons; or
             ladder: "{coords} {side} plays {move}. Is this move a working ladder chase, one that captures \
 the chased chain however it runs? Answer yes or no."
                 .to_string(),
+            judge: "{coords} {side} to play. Who is ahead, and by how much? Answer like B+3.5 or W+0.5, or even."
+                .to_string(),
         }
     }
 }
@@ -896,6 +900,7 @@ impl VlmTemplates {
             ("atari", &self.atari),
             ("capture", &self.capture),
             ("ladder", &self.ladder),
+            ("judge", &self.judge),
         ];
         for (key, t) in all {
             let mut rest = t.as_str();

@@ -117,6 +117,12 @@ def compare(one, two, out=sys.stdout):
               f"{'EQUAL' if why is None else 'DIFFERENT: ' + why}", file=out)
         if why is not None:
             problems.append(f"{table}: {why}")
+    la, lb = ([f.read_bytes() for f in sorted((pathlib.Path(d) / "labels").glob("*.parquet"))] for d in (one, two))
+    if la or lb:
+        same = la == lb
+        print(f"labels   {len(la)} vs {len(lb)} files: {'BYTE-IDENTICAL' if same else 'DIFFERENT'}", file=out)
+        if not same:
+            problems.append("labels differ")
     ra, rb = (json.loads((pathlib.Path(d) / "report.json").read_text()) for d in (one, two))
     bad = [".".join(k) for k in REPORT_KEYS if dig(ra, k) != dig(rb, k)]
     print(f"report   {len(REPORT_KEYS)} count sections: {'EQUAL' if not bad else 'DIFFERENT: ' + ', '.join(bad)}", file=out)

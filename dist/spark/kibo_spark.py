@@ -12,6 +12,8 @@ process, and does the two corpus-wide steps as its own shuffles:
   dedup   (shuffle) per key: first (part, srow), count, move distribution → WORK/kept/part=K/
   write   (map)     kibo part write, per part      → WORK/part-K/samples
   finish  (driver)  kibo part finish               → OUT (tables, report.json, manifest.json, README.md)
+  label   (map)     kibo part label, per part      → OUT/.tmp-label-chunks/ (with --label LIMIT)
+          (driver)  kibo label                     → OUT/labels/ (the chunks found, none read again)
 
 Canonical order is (part, row): a part is a range of the walk, so this is the one
 process's games-table order whatever task ran first. See docs/distributed.md.
@@ -25,6 +27,7 @@ import os
 import re
 import shutil
 import signal
+import shlex
 import subprocess
 import sys
 import time
@@ -49,6 +52,10 @@ def parse_args(argv=None):
     ap.add_argument("--threads", type=int, default=1, help="threads per kibo process (spark.task.cpus)")
     ap.add_argument("--resume", action="store_true", help="keep the steps a failed run finished (WORK/done-*)")
     ap.add_argument("--keep-work", action="store_true", help="leave the work folder after success")
+    ap.add_argument("--label", type=int, default=None, metavar="LIMIT",
+                    help="then `kibo label --limit LIMIT` (0: every row), one `kibo part label` task per part, each "
+                         "with its own KataGo engines (docs/labels.md)")
+    ap.add_argument("--label-flags", default="", help="more flags of kibo label, e.g. \"--katago-threads 4 --policy\"")
     ap.add_argument("--fault", default=os.environ.get("KIBO_SPARK_FAULT"),
                     help="testing: STEP:PART — SIGKILL that part's kibo process on its first attempt")
     return ap.parse_args(argv)
@@ -91,6 +98,28 @@ def run_kibo(argv, kill_when=None, echo_stderr=False):
     if echo_stderr:
         sys.stderr.write(err.decode(errors="replace"))
     return p.returncode, cpu, out.decode()
+
+
+def label_argv(a, args, part=None, parts=None):
+    """`kibo label` (or with `part`, `kibo part label`) of the job's output folder."""
+    argv = [a["kibo"]] + (["part", "label", "--part", str(part), "--parts", str(parts)] if part is not None else ["label"])
+    argv += ["--out", a["out"], "--limit", str(args.label), "-q"]
+    if a["pipeline"]:
+        argv += ["--pipeline", a["pipeline"]]
+    return argv + shlex.split(args.label_flags)
+
+
+def label_task(a, args, parts):
+    """The function of the label step's tasks: element = part number."""
+    def task(part):
+        from pyspark import SparkFiles
+        b = dict(a)
+        if not os.path.exists(b["kibo"]):
+            b["kibo"] = SparkFiles.get(os.path.basename(b["kibo"]))
+        t0 = time.time()
+        rc, cpu, _ = run_kibo(label_argv(b, args, part, parts))
+        return {"part": part, "rc": rc, "cpu_s": cpu, "wall_s": time.time() - t0}
+    return task
 
 
 def part_task(a, step, work, extra_of):
@@ -320,12 +349,17 @@ def main(argv=None):
     if metrics:
         figures["map_tasks"] = sum(metrics[s]["tasks"] for s in ("filter", "keys", "write") if s in metrics)
         figures["shuffle_write_bytes"] = sum(m["shuffle_write_bytes"] for m in metrics.values())
-    spark.stop()
     spark_json = os.path.join(work, "spark.json")
     with open(spark_json, "w") as f:
         json.dump(figures, f, indent=1)
     t0 = time.time()
     run_kibo(kibo_argv(a, "finish", work, extra=["--spark", spark_json]))
+    if args.label is not None:
+        # Each part labels its chunks into OUT/.tmp-label-chunks/; `kibo label` then finds
+        # them all (the engine is not started) and installs OUT/labels/.
+        step("label", lambda: sc.parallelize(ks, len(ks)).map(label_task(a, args, len(ks))).collect())
+        run_kibo(label_argv(a, args))
+    spark.stop()
     wall = time.time() - t_start
     finish_s = time.time() - t0
     with open(os.path.join(out, "report.json")) as f:

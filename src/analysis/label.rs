@@ -245,6 +245,73 @@ impl Katago {
     }
 }
 
+/// Engines that each read one position at a time (`numAnalysisThreads = 1`,
+/// `numSearchThreads = 1`), the positions spread over them. One at a time, every
+/// evaluation of the net is a batch of one, so a position's answer is the same bytes
+/// however many engines run and whatever else they read: batches of two (Eigen's
+/// largest) give other last digits than a batch of one.
+pub struct Engines {
+    engines: Vec<Katago>,
+}
+
+impl Engines {
+    /// The settings each engine runs with.
+    pub fn settings(k: &super::KatagoSettings) -> super::KatagoSettings {
+        super::KatagoSettings { threads: Some(1), search_threads: Some(1), ..k.clone() }
+    }
+
+    /// Starts `n` engines (at least one) at once.
+    pub fn start(k: &super::KatagoSettings, n: usize) -> anyhow::Result<Engines> {
+        let s = Engines::settings(k);
+        let started: Vec<anyhow::Result<Katago>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..n.max(1)).map(|_| scope.spawn(|| Katago::start(&s))).collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err(anyhow::anyhow!("KataGo's start panicked"))))
+                .collect()
+        });
+        Ok(Engines { engines: started.into_iter().collect::<anyhow::Result<_>>()? })
+    }
+
+    /// [`Katago::read_turns`] over the engines: each query goes to the engine with the
+    /// fewest positions so far (the longest queries placed first), all read at once;
+    /// the answers in the queries' order.
+    pub fn read_turns(&mut self, queries: &[GameQuery], ask: &Ask) -> anyhow::Result<Vec<Answer>> {
+        let n = self.engines.len();
+        let mut order: Vec<usize> = (0..queries.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(queries[i].turns.len()));
+        let mut load = vec![0usize; n];
+        let mut share: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for i in order {
+            let e = (0..n).min_by_key(|&e| load[e]).expect("invariant: at least one engine");
+            load[e] += queries[i].turns.len();
+            share[e].push(i);
+        }
+        let answers: Vec<anyhow::Result<Vec<Answer>>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = self
+                .engines
+                .iter_mut()
+                .zip(&share)
+                .map(|(k, mine)| {
+                    let qs: Vec<GameQuery> = mine.iter().map(|&i| queries[i].clone()).collect();
+                    scope.spawn(move || if qs.is_empty() { Ok(Vec::new()) } else { k.read_turns(&qs, ask) })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err(anyhow::anyhow!("a KataGo reader panicked"))))
+                .collect()
+        });
+        let mut out: Vec<Option<Answer>> = vec![None; queries.len()];
+        for (mine, got) in share.iter().zip(answers) {
+            for (&i, a) in mine.iter().zip(got?) {
+                out[i] = Some(a);
+            }
+        }
+        Ok(out.into_iter().map(|a| a.expect("invariant: every query answered")).collect())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

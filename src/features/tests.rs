@@ -305,7 +305,7 @@ fn ladder_double_ko_corner_follows_the_cpp() {
 /// and White's one liberty, T13, is also the capture of T12; her list is [T13, S10]
 /// (S10 takes S11), so the C++ bounds S10, which joins the white group below: escaped.
 /// board.py has no such shortcut and finds the ladder (S13 S12 in channel 14). kibo follows
-/// the C++ (bench/ladder_compare.py: 5 rows of a 120,000-row sample of the bench-scale
+/// the C++ (checks/ladder_compare.py: 5 rows of a 120,000-row sample of the bench-scale
 /// corpus, all equal to the C++; docs/planes.md, "Where features.py differs", item 9).
 /// A position of 21 stones cut from one of those rows; `tests/python/test_planes_katago.py`
 /// checks features.py on it with and without the C++'s shortcuts.
@@ -411,7 +411,7 @@ const BUDGET_BOARD: [&str; 19] = [
 /// ko retake at A5 works too (Black retakes, White A7, Black connects at A5 with one
 /// liberty). Without B16, A18 has 2 liberties and gets an attacker-first search, which
 /// leaks nothing even when it gives up (the C++ then undoes the attacker's first move,
-/// which restores the ko point). The C++ (bench/ladder_iterladders.cpp, `shared`
+/// which restores the ko point). The C++ (checks/ladder_iterladders.cpp, `shared`
 /// against `fresh`) gives exactly these channels; features.py has no node budget.
 #[test]
 fn ladder_budget_give_up_drops_the_ko_ban_for_later_chains() {

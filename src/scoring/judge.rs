@@ -16,7 +16,7 @@ use super::{Ownership, Score, ScoreCheck};
 
 /// A chain the conservative rules leave open is dead when the opponent owns its points
 /// in at least this share of the playouts, alive when its own colour does (measured
-/// against GNU Go's final status on the KGS 2001 games: docs/scoring.md, "Thresholds").
+/// against GNU Go's final status on the KGS 2001 games: docs/results/scoring.md, "Thresholds").
 pub const SETTLED_SHARE: f32 = 0.75;
 
 /// The conservative rules' verdict on a chain stands unless the playouts say the
@@ -44,12 +44,12 @@ pub const CLEAR_SHARE: f32 = 0.97;
 
 /// How many standard errors (of a share of [`SETTLED_SHARE`] after the playouts so far)
 /// a chain the rules leave open must keep between its shares and that threshold for the
-/// playouts to stop before [`PLAYOUTS`] (docs/scoring.md, "Third round").
+/// playouts to stop before [`PLAYOUTS`] (docs/results/scoring.md, "Third round").
 pub const APART_SE: f32 = 0.75;
 
 /// [`APART_SE`] after the first round alone (fewer than 16 playouts): a share of 8
-/// playouts is too coarse to stop on at 0.75 standard errors (docs/scoring.md,
-/// "Fourth round").
+/// playouts is too coarse to stop on at 0.75 standard errors
+/// (docs/results/scoring.md, "Fourth round").
 pub const FIRST_ROUND_APART_SE: f32 = 2.0;
 
 /// How many standard errors (of a share of [`CONTRADICT_SHARE`]) the share against the
@@ -58,8 +58,8 @@ pub const CONTRADICT_APART_SE: f32 = 2.0;
 
 /// The environment variable that salts the playouts' random streams: a measuring knob,
 /// never a setting. The verdicts of one stream are one draw of the playouts' noise;
-/// `bench/score_figures.py --salts N` runs the filter under N salts to weigh a change
-/// by its mean over streams rather than by one stream (docs/scoring.md, "Fourth round").
+/// `checks/score_figures.py --salts N` runs the filter under N salts to weigh a change
+/// by its mean over streams rather than by one stream (docs/results/scoring.md, "Fourth round").
 /// Unset (the default) or `0`: the streams the games table has always had.
 pub const PLAYOUT_SALT_VAR: &str = "KIBO_PLAYOUT_SALT";
 
@@ -390,7 +390,7 @@ fn first_look_confirms(ch: &Chains, st: &super::benson::Status, po: &PlayoutOwne
 /// both lie at least [`APART_SE`] standard errors of a share of [`SETTLED_SHARE`] from
 /// that threshold (`0.75·√(t(1−t)/n)`: 0.081 after 16, 0.066 after 24; after the first
 /// round of 8, [`FIRST_ROUND_APART_SE`]: 0.31), for a seki only when neither reaches it.
-/// The margins were measured, not derived: docs/scoring.md, "Third round" and "Fourth
+/// The margins were measured, not derived: docs/results/scoring.md, "Third round" and "Fourth
 /// round".
 fn settled_early(ch: &Chains, st: &super::benson::Status, ko: &[usize], po: &PlayoutOwnership) -> bool {
     (0..ch.len()).all(|c| {

@@ -4,7 +4,7 @@ Counting a finished game, and positional influence.
 Uses nothing from the crate but [`crate::coord`] and [`crate::engine`] (plain `std`).
 The rules it follows are `shared/docs/RULES-AND-SGF.md` §4; the decisions it takes
 (komi, handicap bonus, tolerance, the conservative life rules, the influence kernel)
-and the figures on real games are in `docs/scoring.md`.
+and the figures on real games are in `docs/results/scoring.md`.
 
 Counting a final position is three steps:
 

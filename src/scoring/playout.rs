@@ -21,14 +21,14 @@ use crate::engine::zobrist::splitmix64;
 use crate::engine::{Board, Color, Loc};
 
 /// Playouts per position at most ([`super::judge`] stops sooner once every chain is
-/// clear; docs/scoring.md, "Fourth round": 64 decided no better than 32).
+/// clear; docs/results/scoring.md, "Fourth round": 64 decided no better than 32).
 pub const PLAYOUTS: u32 = 32;
 /// Moves per playout at most (both colours together).
 pub const MAX_MOVES: u32 = 600;
 
 /// Moves a playout must go without a new position, after a position has come back,
 /// before it ends early in a cycle ([`Cycles`]): more than the longest such gap measured
-/// on the dev corpus in all but one playout in a hundred (docs/scoring.md, "Sixth round").
+/// on the dev corpus in all but one playout in a hundred (docs/results/scoring.md, "Sixth round").
 pub const CYCLE_WINDOW: u32 = 64;
 
 /// In how many playouts each point ended Black's and White's.

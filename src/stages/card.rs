@@ -87,7 +87,12 @@ pub fn render(report: &Value, manifest: &Value) -> String {
         }
     }
     t += "- config_name: games\n  data_files: games/*.parquet\n";
-    t += "- config_name: rejects\n  data_files: rejects/*.parquet\n---\n\n";
+    t += "- config_name: rejects\n  data_files: rejects/*.parquet\n";
+    let labels = &manifest["labels"];
+    if labels.is_object() {
+        t += "- config_name: labels\n  data_files: labels/*.parquet\n";
+    }
+    t += "---\n\n";
     let _ = writeln!(t, "# Go game positions ({name})\n");
     let rows = if split["dedup"].is_null() {
         "One row per move of replayed Go games (not deduplicated)"
@@ -144,6 +149,18 @@ pub fn render(report: &Value, manifest: &Value) -> String {
             );
         }
     }
+    if labels.is_object() {
+        let e = &labels["engine"];
+        let _ = writeln!(
+            t,
+            "## Engine labels\n\n`labels` holds KataGo's reading of {} drawn positions (net `{}`, {} visits a \
+             position; `kibo label`): its move, winrate, score lead and best moves, joined to `samples` on \
+             (`game_id`, `move_number`).\n",
+            labels["rows"].as_u64().unwrap_or(0),
+            e["model"].as_str().unwrap_or(""),
+            e["visits"].as_u64().unwrap_or(0)
+        );
+    }
     let _ = writeln!(t, "## Sources and licences\n\n| source | licence | games found | origin |\n|---|---|---|---|");
     for s in &sources {
         let n = s["name"].as_str().unwrap_or("");
@@ -159,7 +176,9 @@ pub fn render(report: &Value, manifest: &Value) -> String {
     let _ = writeln!(t, "## Schema (version {})\n", manifest["schema_version"].as_str().unwrap_or(""));
     t += "The `samples` config is the training set; `games` and `rejects` account for every game \
           found. Splits are by game (`split` column), so no game is in two splits.\n\n";
-    for table in ["samples", "games", "rejects"] {
+    let tables: &[&str] =
+        if labels.is_object() { &["samples", "games", "rejects", "labels"] } else { &["samples", "games", "rejects"] };
+    for &table in tables {
         let section = schema_section(table);
         if !section.is_empty() {
             t += &section.replacen("## ", "### ", 1);

@@ -33,6 +33,39 @@ def shared():
     return shared_path
 
 
+KATAGO_HOME = pathlib.Path(os.environ.get("KATAGO_HOME") or pathlib.Path.home() / ".cache" / "kibo-katago")
+KATAGO_BINARY = KATAGO_HOME / "katago-6a1fc5d" / "cpp" / "katago"
+KATAGO_MODEL = KATAGO_HOME / "katrain" / "katrain" / "models" / "b10c384h6nbttflrs.bin.gz"
+KATAGO_CONFIG = KATAGO_HOME / "katrain" / "katrain" / "KataGo" / "analysis_config.cfg"
+
+
+@pytest.fixture(scope="session")
+def katago_flags():
+    """The `--katago-*` flags of the KataGo that `make katago` builds; a failure in CI
+    when it is missing, a skip elsewhere."""
+    missing = [p for p in (KATAGO_BINARY, KATAGO_MODEL, KATAGO_CONFIG) if not p.is_file()]
+    if missing:
+        msg = f"{missing[0]} is missing: run `make katago`"
+        if os.environ.get(REQUIRE_VAR) == "1":
+            pytest.fail(msg, pytrace=False)
+        pytest.skip(msg)
+    return ["--katago-binary", str(KATAGO_BINARY), "--katago-model", str(KATAGO_MODEL),
+            "--katago-config", str(KATAGO_CONFIG)]
+
+
+def fake_katago(tmp_path, script, mode):
+    """`--katago-*` flags of a stand-in engine: `script` (a Python program reading the
+    mode from its model's name, `net-<mode>`) and empty model and config files."""
+    import stat
+    fake = tmp_path / "katago"
+    fake.write_text(script)
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    model, config = tmp_path / f"net-{mode}", tmp_path / "analysis.cfg"
+    model.write_text("")
+    config.write_text("")
+    return ["--katago-binary", str(fake), "--katago-model", str(model), "--katago-config", str(config)]
+
+
 @pytest.fixture(scope="session")
 def kibo():
     path = os.environ.get("KIBO", os.path.expanduser("~/.cache/kibo-target/release/kibo"))

@@ -4,8 +4,6 @@ ownership as the evidence for the games kibo's own judge leaves `undecided` or c
 runs) on KGS 2001 games whose verdicts are known, and with a fake engine that crashes or
 hangs."""
 import json
-import os
-import stat
 import subprocess
 import tarfile
 from pathlib import Path
@@ -13,10 +11,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-HOME = Path(os.environ.get("KATAGO_HOME", Path.home() / ".cache" / "kibo-katago"))
-BINARY = HOME / "katago-6a1fc5d" / "cpp" / "katago"
-MODEL = HOME / "katrain" / "katrain" / "models" / "b10c384h6nbttflrs.bin.gz"
-CONFIG = HOME / "katrain" / "katrain" / "KataGo" / "analysis_config.cfg"
+from conftest import fake_katago
 
 # KGS 2001 games and what kibo's own judge makes of them (docs/scoring.md).
 MISREAD = {  # kibo's judge misreads them (winner_differs, undecided); KataGo reads them right
@@ -44,15 +39,9 @@ def games_dir(shared, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def engine():
-    """The KataGo that `make katago` builds; a failure in CI when it is missing."""
-    missing = [p for p in (BINARY, MODEL, CONFIG) if not p.is_file()]
-    if missing:
-        msg = f"{missing[0]} is missing: run `make katago`"
-        if os.environ.get("KIBO_REQUIRE_SHARED_DATA") == "1":
-            pytest.fail(msg, pytrace=False)
-        pytest.skip(msg)
-    return ["--katago-binary", str(BINARY), "--katago-model", str(MODEL), "--katago-config", str(CONFIG)]
+def engine(katago_flags):
+    """The KataGo that `make katago` builds (conftest's `katago_flags`)."""
+    return katago_flags
 
 
 def run_filter(kibo, games_dir, out, *flags, pipeline=None):
@@ -179,19 +168,13 @@ for n, line in enumerate(sys.stdin):
 @pytest.mark.parametrize("mode", ["crash", "hang"])
 def test_a_crashed_or_hung_engine_is_an_error_that_names_the_game_and_keeps_the_output(
         kibo, games_dir, tmp_path, mode):
-    fake = tmp_path / "katago"
-    fake.write_text(FAKE)
-    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
-    model, config = tmp_path / f"net-{mode}", tmp_path / "analysis.cfg"
-    model.write_text("")
-    config.write_text("")
+    flags = fake_katago(tmp_path, FAKE, mode)
     out = tmp_path / "o"
     assert run_filter(kibo, games_dir, out).returncode == 0
     before = {p.name: p.read_bytes() for p in (out / "games").iterdir()}
     pipeline = tmp_path / "p.toml"
     pipeline.write_text("[filter.katago]\ntimeout_s = 2\n")
-    r = run_filter(kibo, games_dir, out, "--score-check", "katago", "--katago-binary", str(fake), "--katago-model",
-                   str(model), "--katago-config", str(config), pipeline=pipeline)
+    r = run_filter(kibo, games_dir, out, "--score-check", "katago", *flags, pipeline=pipeline)
     assert r.returncode == 3, r.stderr
     assert "KataGo" in r.stderr and ".sgf" in r.stderr, r.stderr
     if mode == "crash":

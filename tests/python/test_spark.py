@@ -35,7 +35,7 @@ def pipeline(tmp, dev, mode):
         text += f'\n[[sources]]\nname = "{name}"\npath = "{dev / sub}"\n'
         if licence:
             text += f'licence = "{licence}"\n'
-    text += f'\n[filter]\nmin_moves = 1\n\n[split]\ndedup = "{mode}"\n'
+    text += f'\n[filter]\nmin_moves = 1\n\n[split]\ndedup = "{mode}"\n\n[label]\nchunk_rows = 2\n'
     p = tmp / f"{mode}.toml"
     p.write_text(text)
     return p
@@ -51,18 +51,30 @@ def spark(kibo, pipe, out, *extra):
     return r.stderr
 
 
+# Exact mode also labels this many rows with KataGo (`--label`), one `kibo part label` task
+# a part, and one process labels them too: the labels must be the same bytes.
+LABEL = 8
+
+
 @pytest.fixture(scope="module")
-def built(kibo, shared, tmp_path_factory):
+def built(kibo, shared, katago_flags, tmp_path_factory):
     dev = shared("dev").resolve()
     tmp = tmp_path_factory.mktemp("spark")
     outs = {}
+    label_flags = ["--katago-threads", "1", *katago_flags]
     for mode in ("exact", "symmetry"):
         pipe = pipeline(tmp, dev, mode)
         one = tmp / f"one-{mode}"
         r = subprocess.run([kibo, "run", "--pipeline", str(pipe), "--out", str(one), "-q"], capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
         two = tmp / f"spark-{mode}"
-        spark(kibo, pipe, two)
+        if mode == "exact":
+            r = subprocess.run([kibo, "label", "--out", str(one), "--pipeline", str(pipe), "--limit", str(LABEL), "-q",
+                                *label_flags], capture_output=True, text=True)
+            assert r.returncode == 0, r.stderr
+            spark(kibo, pipe, two, "--label", str(LABEL), "--label-flags", " ".join(label_flags))
+        else:
+            spark(kibo, pipe, two)
         outs[mode] = (one, two)
     return tmp, outs
 
@@ -89,6 +101,9 @@ def test_spark_equals_one_process(built, mode):
     assert s["steps"]["dedup"]["shuffle_write_bytes"] > 10 * observations
     assert s["steps"]["dups"]["shuffle_write_records"] >= report["games"]["kept"]
     assert report["games"]["balanced"] and report["split"]["accounting"]["balanced"]
+    if mode == "exact":
+        assert len(list((two / "labels").glob("*.parquet"))) >= 1
+        assert json.loads((two / "report.json").read_text())["label"]["read"] == 0, "the driver read nothing again"
 
 
 def test_comparison_sees_a_difference(built):

@@ -17,8 +17,15 @@ Each item is a dict of numpy arrays: `spatial` float32 [B, C, 19, 19] (uint8 wit
 `planes="uint8"`: every plane is 0/1, a quarter of the bytes to move between processes;
 convert on the device), `global` [B, G],
 `policy` [B, 362] (the corpus's move distribution, or the move played with
-`policy="played"`), `value` [B] (+1 the side to move won, −1 lost), `weight` [B] (1 when
-the game has a winner, else 0), `symmetry` (int), `game_id` (list), `move_number` [B].
+`policy="played"`, or KataGo's raw policy with `policy="engine"`), `value` [B] (+1 the
+side to move won, −1 lost), `weight` [B] (1 when the game has a winner, else 0),
+`symmetry` (int), `game_id` (list), `move_number` [B].
+
+With `labels=True` (or `policy="engine"`), only the rows of OUT/labels/ (`kibo label`,
+docs/labels.md) are read, and each batch also has KataGo's reading of them:
+`engine_move` int64 [B] (point index under the batch's symmetry, 361 = pass),
+`winrate_black` and `score_lead_black` float32 [B]. `policy="engine"` needs labels
+written with `kibo label --policy`.
 """
 import glob
 import mmap
@@ -77,21 +84,25 @@ class _Stream:
 
     def take(self, k):
         """Up to `k` next rows (fewer at the end of a chunk) as (Arrow table, game ids (an
-        object array of str), move numbers), or None at the end of the rows."""
+        object array of str), move numbers, label rows or None), or None at the end of the
+        rows."""
         while self.cur is None or self.at == self.cur[0].num_rows:
             self.cur, self.at = next(self.chunks, None), 0
             if self.cur is None:
                 return None
-        t, ids, numbers = self.cur
+        t, ids, numbers, rows = self.cur
         a = self.at
         k = min(k, t.num_rows - a)
         self.at += k
-        return t.slice(a, k), ids[a:a + k], numbers[a:a + k]
+        return t.slice(a, k), ids[a:a + k], numbers[a:a + k], None if rows is None else rows[a:a + k]
 
 
 class ShardDataset(torch.utils.data.IterableDataset):
     def __init__(self, out, split="train", features="leela-18", symmetries=True, shuffle_buffer=65536,
-                 seed=0, batch_size=256, policy="dist", planes="float32"):
+                 seed=0, batch_size=256, policy="dist", planes="float32", labels=False):
+        if policy not in ("dist", "played", "engine"):
+            raise ValueError(f"policy must be 'dist', 'played' or 'engine', not {policy!r}")
+        self.labels = _Labels(out, policy == "engine") if labels or policy == "engine" else None
         self.files = sorted(glob.glob(os.path.join(str(out), "samples", f"part-{split}-*.parquet")))
         if features not in feature_sets():
             raise ValueError(f"no feature set {features!r}; known: {sorted(feature_sets())}")
@@ -108,26 +119,36 @@ class ShardDataset(torch.utils.data.IterableDataset):
             t = _table(pq.ParquetFile(f).read_row_group(rg, columns=list(COLUMNS)))
             for start in range(0, t.num_rows, CHUNK):
                 part = t.slice(start, CHUNK)
+                rows = None
+                if self.labels is not None:
+                    rows = self.labels.rows(part)
+                    part, rows = part.filter(rows >= 0), rows[rows >= 0]
+                    if part.num_rows == 0:
+                        continue
                 ids = np.empty(part.num_rows, object)
                 ids[:] = part.column("game_id").to_pylist()
-                yield part, ids, part.column("move_number").to_numpy()
+                yield part, ids, part.column("move_number").to_numpy(), rows
 
     def _put(self, buf, stream, slots):
         """Encodes the next rows of `stream` into rows `slots` of the buffer; returns how
         many (fewer than `len(slots)` only at the end of the rows)."""
-        sp, gl, pol, val, ids, numbers = buf
+        sp, gl, pol, val, ids, numbers, labrows = buf
         done = 0
         while done < len(slots):
             got = stream.take(len(slots) - done)
             if got is None:
                 break
-            part, part_ids, part_numbers = got
+            part, part_ids, part_numbers, part_rows = got
             k = part.num_rows
             at = slots[done:done + k]
             _encode_into(part, self.features, sp, gl, pol, val, at)
             if self.policy == "played":
                 pol[at] = 0
                 pol[at, part.column("move").to_numpy()] = 1
+            elif self.policy == "engine":
+                pol[at] = self.labels.policy_of(part_rows)
+            if part_rows is not None:
+                labrows[at] = part_rows
             ids[at] = part_ids
             numbers[at] = part_numbers
             done += k
@@ -142,7 +163,8 @@ class ShardDataset(torch.utils.data.IterableDataset):
         random order."""
         bs = self.batch_size
         size = self.shuffle_buffer + bs
-        buf = list(empty_targets(size, self.features)) + [np.empty(size, object), np.empty(size, np.uint16)]
+        buf = list(empty_targets(size, self.features)) + [np.empty(size, object), np.empty(size, np.uint16),
+                                                            np.zeros(size, np.int64)]
         stream = _Stream(self._chunks(units))
         live = np.arange(size)
         m = self._put(buf, stream, live)
@@ -175,7 +197,7 @@ class ShardDataset(torch.utils.data.IterableDataset):
 
     def _batch(self, buf, idx, sym_rng, pool):
         """The batch of rows `idx` of the buffer, under a symmetry drawn from `sym_rng`."""
-        sp, gl, pol, val, ids, numbers = buf
+        sp, gl, pol, val, ids, numbers, labrows = buf
         s = int(sym_rng.integers(8)) if self.symmetries else 0
         n = len(idx)
         out, block = self._empty(n, pool)
@@ -185,6 +207,8 @@ class ShardDataset(torch.utils.data.IterableDataset):
         np.not_equal(out["value"], 0, out=out["weight"], casting="unsafe")
         np.take(numbers, idx, out=out["move_number"])
         out.update(symmetry=s, game_id=ids[idx].tolist())
+        if self.labels is not None:
+            out.update(self.labels.batch(labrows[idx], s))
         return _Batch(out, block) if pool.shared else out
 
     def __iter__(self):
@@ -197,6 +221,50 @@ class ShardDataset(torch.utils.data.IterableDataset):
         # batch any more; in a DataLoader worker the blocks are shared memory, and a batch
         # goes to the training process as the block's file descriptor (see `_Batch`).
         yield from self._shuffled(self.units[wid::n], rng, sym_rng, _Pool(shared=info is not None and _MEMFD))
+
+
+class _Labels:
+    """OUT/labels/ in memory: the rows of KataGo's reading, found by (game_id, move_number)."""
+
+    def __init__(self, out, policy):
+        files = sorted(glob.glob(os.path.join(str(out), "labels", "*.parquet")))
+        if not files:
+            raise ValueError(f"{out} has no labels: run `kibo label --out {out}` first")
+        cols = ["game_id", "move_number", "engine_move_index", "winrate_black", "score_lead_black"]
+        if policy:
+            if "policy" not in pq.read_schema(files[0]).names:
+                raise ValueError(f"the labels of {out} have no policy: run `kibo label --policy`")
+            cols.append("policy")
+        t = pq.read_table(files, columns=cols)
+        self.index = {k: i for i, k in enumerate(zip(t.column("game_id").to_pylist(),
+                                                     t.column("move_number").to_pylist()))}
+        self.move = t.column("engine_move_index").to_numpy().astype(np.int64)
+        self.winrate = t.column("winrate_black").to_numpy()
+        self.lead = t.column("score_lead_black").to_numpy()
+        self.policy = None
+        if policy:
+            p = np.stack(t.column("policy").to_numpy(zero_copy_only=False)).astype(np.float32)
+            p = np.clip(p, 0, None)
+            self.policy = p / p.sum(axis=1, keepdims=True)
+        # Where each point goes under each symmetry (the pass stays): `_oriented` of the
+        # point indices, inverted.
+        self.sym = np.empty((8, 362), np.int64)
+        for s in range(8):
+            at = _oriented(np.arange(361).reshape(19, 19), s).reshape(361)
+            self.sym[s, at] = np.arange(361)
+            self.sym[s, 361] = 361
+
+    def rows(self, part):
+        """Each row's label row, -1 for rows without a label."""
+        keys = zip(part.column("game_id").to_pylist(), part.column("move_number").to_pylist())
+        return np.array([self.index.get(k, -1) for k in keys], np.int64)
+
+    def policy_of(self, rows):
+        return self.policy[rows]
+
+    def batch(self, rows, s):
+        return {"engine_move": self.sym[s, self.move[rows]], "winrate_black": self.winrate[rows],
+                "score_lead_black": self.lead[rows]}
 
 
 #: Shared blocks need memfd_create (Linux); elsewhere a worker's batches go the plain torch

@@ -32,7 +32,7 @@ use anyhow::Context;
 use arrow_array::types::{UInt16Type, UInt8Type};
 use serde_json::{json, Value};
 
-use crate::analysis::label::{Answer, Ask, GameQuery};
+use crate::analysis::label::{Answer, Ask, Engines, GameQuery};
 use crate::analysis::{Katago, KatagoSettings};
 use crate::coord::{Move, Point, NN};
 use crate::engine::Color;
@@ -65,10 +65,17 @@ pub struct LabelOptions {
     pub ownership: bool,
     /// The engine.
     pub katago: KatagoSettings,
+    /// Engines run at once, each reading one position at a time (`[label.katago]
+    /// threads`, `--katago-threads`).
+    pub engines: usize,
     /// Rows a chunk (the unit of commit).
     pub chunk_rows: usize,
     /// No progress bar.
     pub quiet: bool,
+    /// `kibo part label`: this part of `parts` labels the chunks `k` with
+    /// `k % parts == part` into the chunk store and installs nothing (a later `kibo label`
+    /// finds them all and installs).
+    pub part: Option<(usize, usize)>,
 }
 
 /// What a run did (`report.json` → `label`).
@@ -108,7 +115,7 @@ pub fn fingerprint(opt: &LabelOptions) -> anyhow::Result<Value> {
         "config": name(&k.config),
         "config_blake3": hash(&k.config)?,
         "visits": k.visits,
-        "overrides": Katago::overrides(&KatagoSettings { threads: None, ..k.clone() }),
+        "overrides": Katago::overrides(k),
         "policy": opt.policy,
         "ownership": opt.ownership,
         "top": TOP,
@@ -125,10 +132,10 @@ struct Row {
     to_play: u8,
 }
 
-/// The settings the engine runs with: one search thread a position past one visit (so
-/// that a search gives the same answer whatever else runs).
+/// The settings each engine runs with ([`Engines::settings`]: one position at a time,
+/// one search thread).
 pub fn engine_settings(k: &KatagoSettings) -> KatagoSettings {
-    KatagoSettings { search_threads: if k.visits > 1 { Some(1) } else { k.search_threads }, ..k.clone() }
+    Engines::settings(k)
 }
 
 /// The canonical order of the asked splits (train, val, test), refused when unknown.
@@ -152,7 +159,7 @@ pub fn run(out: &Path, opt: &LabelOptions) -> anyhow::Result<LabelReport> {
     let store = out.join(STORE);
     std::fs::create_dir_all(&store).with_context(|| format!("creating {}", store.display()))?;
     let mut old = Reuse::open(out, &store, &fp_text)?;
-    let mut engine: Option<Katago> = None;
+    let mut engine: Option<Engines> = None;
     let mut rep = LabelReport { candidates, ..LabelReport::default() };
     let schema = table::schema(opt.policy, opt.ownership);
     let bar = crate::progress::Progress::new("label", "positions", Some(total), opt.quiet);
@@ -162,7 +169,9 @@ pub fn run(out: &Path, opt: &LabelOptions) -> anyhow::Result<LabelReport> {
         let k = files.len();
         let name = chunk_name(k, &fp_text, chunk);
         let path = store.join(&name);
-        if !path.is_file() {
+        let mine = opt.part.is_none_or(|(p, n)| k % n.max(1) == p);
+        if !mine {
+        } else if !path.is_file() {
             let labels = label_chunk(chunk, &games, &mut old, &mut engine, &settings, opt, rep)?;
             let b = table::batch(&labels, &schema)?;
             write_chunk(&path, &b, &fp_text)?;
@@ -210,6 +219,9 @@ pub fn run(out: &Path, opt: &LabelOptions) -> anyhow::Result<LabelReport> {
     }
     bar.finish();
     drop(engine);
+    if opt.part.is_some() {
+        return Ok(rep);
+    }
     let named: Vec<(PathBuf, String)> =
         files.iter().enumerate().map(|(i, p)| (p.clone(), format!("part-{i:05}.parquet"))).collect();
     drop(old);
@@ -330,7 +342,7 @@ fn label_chunk(
     rows: &[Row],
     games: &HashMap<String, GameRow>,
     old: &mut Reuse,
-    engine: &mut Option<Katago>,
+    engine: &mut Option<Engines>,
     settings: &KatagoSettings,
     opt: &LabelOptions,
     rep: &mut LabelReport,
@@ -347,7 +359,7 @@ fn label_chunk(
     let (queries, owners, kinds) = queries_of(rows, &todo, games)?;
     let ask = Ask { visits: settings.visits, ownership: opt.ownership, top: TOP };
     if engine.is_none() {
-        *engine = Some(Katago::start(settings)?);
+        *engine = Some(Engines::start(settings, opt.engines)?);
     }
     let k = engine.as_mut().expect("invariant: started");
     let t0 = std::time::Instant::now();
@@ -463,13 +475,13 @@ fn first_color(g: &GameRow) -> Color {
     g.moves.first().map(|m| m.color).or(g.first_player).unwrap_or(Color::Black)
 }
 
+/// A chunk's queries, the rows each answers (in its turns' order) and how each shows
+/// its positions.
+type Planned = (Vec<GameQuery>, Vec<Vec<usize>>, Vec<Sent>);
+
 /// The chunk's queries for rows `todo` (one a game, and one a position that cannot be
 /// shown with its history), with the rows each answers, in its turns' order.
-fn queries_of(
-    rows: &[Row],
-    todo: &[usize],
-    games: &HashMap<String, GameRow>,
-) -> anyhow::Result<(Vec<GameQuery>, Vec<Vec<usize>>, Vec<Sent>)> {
+fn queries_of(rows: &[Row], todo: &[usize], games: &HashMap<String, GameRow>) -> anyhow::Result<Planned> {
     let mut queries = Vec::new();
     let mut owners: Vec<Vec<usize>> = Vec::new();
     let mut kinds = Vec::new();

@@ -125,9 +125,8 @@ pub fn batch(rows: &[Label], schema: &SchemaRef) -> anyhow::Result<RecordBatch> 
     let strs = |f: &dyn Fn(&Label) -> String| -> ArrayRef {
         Arc::new(rows.iter().map(|r| Some(f(r))).collect::<StringArray>())
     };
-    let f32s = |f: &dyn Fn(&Label) -> f32| -> ArrayRef {
-        Arc::new(rows.iter().map(|r| f(r)).collect::<arrow_array::Float32Array>())
-    };
+    let f32s =
+        |f: &dyn Fn(&Label) -> f32| -> ArrayRef { Arc::new(rows.iter().map(f).collect::<arrow_array::Float32Array>()) };
     let mut top = ListBuilder::new(StructBuilder::from_fields(top_fields(), rows.len() * 8));
     for r in rows {
         let s = top.values();
@@ -222,14 +221,8 @@ pub fn rows_of(b: &RecordBatch) -> anyhow::Result<Vec<Label>> {
                 score_lead_black: (!t_sl.is_null(j)).then(|| t_sl.value(j)),
             });
         }
-        let policy = match policy {
-            Some(p) => Some(p.value(i).as_primitive::<Float32Type>().values().to_vec()),
-            None => None,
-        };
-        let ownership = match ownership {
-            Some(p) => Some(p.value(i).as_primitive::<arrow_array::types::Int8Type>().values().to_vec()),
-            None => None,
-        };
+        let policy = policy.map(|p| p.value(i).as_primitive::<Float32Type>().values().to_vec());
+        let ownership = ownership.map(|p| p.value(i).as_primitive::<arrow_array::types::Int8Type>().values().to_vec());
         out.push(Label {
             game_id: id.value(i).to_string(),
             move_number: mn.value(i),

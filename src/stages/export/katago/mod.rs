@@ -45,6 +45,9 @@ pub struct KatagoOptions {
     pub to: PathBuf,
     /// Policy channel 0 is the played move alone (else the corpus's move distribution).
     pub played_policy: bool,
+    /// Policy channel 0 is KataGo's raw policy from `kibo label --policy` (scaled to
+    /// counts out of [`ENGINE_POLICY_SCALE`]); only the labelled rows are written.
+    pub engine_policy: bool,
     /// Shuffle seed.
     pub seed: u64,
     /// Write `metadataInputNC`.
@@ -68,8 +71,46 @@ pub struct KatagoReport {
     pub buckets: usize,
 }
 
-/// Reads the games table and the train/val sample rows wanted per game.
-fn read_inputs(out: &Path) -> anyhow::Result<(Vec<GameRow>, Vec<Vec<Wanted>>)> {
+/// KataGo's policy as channel-0 counts: each legal point's probability times this,
+/// rounded (points that round to 0 left out).
+pub const ENGINE_POLICY_SCALE: f32 = 32_000.0;
+
+/// Channel-0 entries (point index, count) by `(game_id, move_number)`.
+type Policies = HashMap<(String, u16), Vec<(u16, u32)>>;
+
+/// The labels' policies by `(game_id, move_number)`, as channel-0 entries.
+fn engine_policies(out: &Path) -> anyhow::Result<Policies> {
+    let dir = out.join("labels");
+    anyhow::ensure!(dir.is_dir(), "{} has no labels: run `kibo label --policy` first", out.display());
+    let mut m = HashMap::new();
+    crate::storage::read_parquet_columns(&dir, true, None, |b| {
+        let c = Cols::new(&b, "labels");
+        let (id, mn) = (c.str("game_id")?, c.prim::<arrow_array::types::UInt16Type>("move_number")?);
+        let p = b
+            .column_by_name("policy")
+            .and_then(|p| p.as_any().downcast_ref::<arrow_array::FixedSizeListArray>())
+            .context("the labels have no policy column: run `kibo label --policy`")?;
+        let v = p.values().as_any().downcast_ref::<arrow_array::Float32Array>().context("labels policy: not f32")?;
+        for i in 0..b.num_rows() {
+            let row = &v.values()[i * 362..(i + 1) * 362];
+            let dist: Vec<(u16, u32)> = row
+                .iter()
+                .enumerate()
+                .filter(|(_, &x)| x > 0.0)
+                .map(|(k, &x)| (k as u16, (x * ENGINE_POLICY_SCALE).round() as u32))
+                .filter(|&(_, n)| n > 0)
+                .collect();
+            m.insert((id.value(i).to_string(), mn.value(i)), dist);
+        }
+        Ok(())
+    })?;
+    Ok(m)
+}
+
+/// Reads the games table and the train/val sample rows wanted per game (with
+/// `engine`, only the labelled rows, each with KataGo's policy as its distribution).
+fn read_inputs(out: &Path, engine: bool) -> anyhow::Result<(Vec<GameRow>, Vec<Vec<Wanted>>)> {
+    let mut policies = if engine { Some(engine_policies(out)?) } else { None };
     let mut games = Vec::new();
     crate::storage::read_table(out, "games", |b| {
         games.extend(games_from_batch(&b)?);
@@ -97,10 +138,16 @@ fn read_inputs(out: &Path) -> anyhow::Result<(Vec<GameRow>, Vec<Vec<Wanted>>)> {
             };
             let g = *index.get(id.value(i)).with_context(|| format!("sample of unknown game {}", id.value(i)))?;
             let (mo, co) = (ml.value_offsets(), cl.value_offsets());
-            let dist = (mo[i] as usize..mo[i + 1] as usize)
-                .zip(co[i] as usize..co[i + 1] as usize)
-                .map(|(a, b)| (mv[a], cv.value(b)))
-                .collect();
+            let dist = match policies.as_mut() {
+                Some(m) => match m.remove(&(id.value(i).to_string(), mn.value(i))) {
+                    Some(d) => d,
+                    None => continue,
+                },
+                None => (mo[i] as usize..mo[i + 1] as usize)
+                    .zip(co[i] as usize..co[i + 1] as usize)
+                    .map(|(a, b)| (mv[a], cv.value(b)))
+                    .collect(),
+            };
             wanted[g].push(Wanted { move_number: mn.value(i) as u32, split: s, dist });
         }
         Ok(())
@@ -196,7 +243,7 @@ impl Buckets {
 
 /// Runs the export (see the module docs).
 pub fn run(out: &Path, o: &KatagoOptions) -> anyhow::Result<KatagoReport> {
-    let (games, wanted) = read_inputs(out)?;
+    let (games, wanted) = read_inputs(out, o.engine_policy)?;
     let layout = Layout::new(o.metadata);
     let total: [u64; 2] = [0, 1].map(|s| wanted.iter().map(|w| w.iter().filter(|x| x.split == s).count() as u64).sum());
     let budget = (o.memory_mb.max(16) << 20) / 2;

@@ -119,6 +119,7 @@ fn columns() -> Vec<(Field, String)> {
         (list_of("messages", DataType::Struct(message_fields())), message),
         (utf8("prompt"), value("string")),
         (utf8("answer"), value("string")),
+        (utf8("human_move"), value("string")),
         (utf8("task"), value("string")),
         (utf8("question"), value("string")),
         (utf8("to_play"), value("string")),
@@ -168,7 +169,7 @@ fn batch(schema: &SchemaRef, rows: &[VlmRow], image_tag: bool) -> anyhow::Result
         .with_field(Arc::new(Field::new("item", DataType::Struct(message_fields()), true)));
     let mut tags =
         ListBuilder::new(StringBuilder::new()).with_field(Arc::new(Field::new("item", DataType::Utf8, true)));
-    let mut strs: Vec<StringBuilder> = (0..8).map(|_| StringBuilder::new()).collect();
+    let mut strs: Vec<StringBuilder> = (0..9).map(|_| StringBuilder::new()).collect();
     let (mut sym, mut mn) = (UInt8Builder::new(), UInt16Builder::new());
     for r in rows {
         let s = images.values();
@@ -187,6 +188,7 @@ fn batch(schema: &SchemaRef, rows: &[VlmRow], image_tag: bool) -> anyhow::Result
         let texts = [
             Some(r.prompt.as_str()),
             Some(r.answer.as_str()),
+            r.human_move.as_deref(),
             Some(r.task.name()),
             question.as_ref().and_then(|q| q.as_str()),
             Some(if r.to_play == 2 { "white" } else { "black" }),
@@ -205,10 +207,11 @@ fn batch(schema: &SchemaRef, rows: &[VlmRow], image_tag: bool) -> anyhow::Result
         tags.append(true);
     }
     let mut s = strs.into_iter().map(|mut b| Arc::new(b.finish()) as ArrayRef);
-    let mut next = || s.next().expect("invariant: eight string columns");
+    let mut next = || s.next().expect("invariant: nine string columns");
     let arrays: Vec<ArrayRef> = vec![
         Arc::new(images.finish()),
         Arc::new(messages.finish()),
+        next(),
         next(),
         next(),
         next(),
@@ -333,6 +336,7 @@ impl QwenSplit {
             "image": rel,
             "conversations": conversations,
             "task": r.task.name(),
+            "human_move": r.human_move,
             "question": r.question,
             "symmetry": r.symmetry,
             "game_id": r.game_id,
@@ -480,6 +484,7 @@ fn summary(opt: &VlmOptions, rep: &VlmReport, files: usize) -> serde_json::Value
         "cell_px": opt.cell_px,
         "picture_px": rep.picture_px,
         "answer": opt.notation,
+        "answer_from": opt.answer_from,
         "limit": opt.limit,
         "seed": opt.seed,
         "tags": opt.tags,
@@ -492,7 +497,13 @@ fn summary(opt: &VlmOptions, rep: &VlmReport, files: usize) -> serde_json::Value
         "templates": opt.templates,
         "candidates": rep.candidates,
         "rows": {"train": rep.rows[0], "val": rep.rows[1]},
-        "tasks": Task::ALL.iter().zip(rep.tasks).map(|(t, n)| (t.name().to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
+        // Rows per task, for the tasks of the mix (and any with rows).
+        "tasks": Task::ALL
+            .iter()
+            .zip(rep.tasks)
+            .filter(|(t, n)| *n > 0 || opt.mix.iter().any(|(m, w)| m == *t && *w > 0.0))
+            .map(|(t, n)| (t.name().to_string(), json!(n)))
+            .collect::<serde_json::Map<_, _>>(),
         "questions": {"atari": rep.questions[0], "capture": rep.questions[1], "ladder": rep.questions[2]},
         "picture_bytes_mean": rep.picture_bytes.checked_div(rows).unwrap_or(0),
         "files": files,

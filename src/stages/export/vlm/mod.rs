@@ -36,7 +36,7 @@ use crate::coord::{symmetry, symmetry_index, Move, Point, NN};
 use crate::stages::draw::{row_key, shards, Draw, KeptFilter};
 use crate::tables::Cols;
 use crate::verify::{BoardMarkers, BoardPainter, Style};
-pub use options::{parse_mix, Layout, VlmOptions, VlmReport, VlmRow};
+pub use options::{parse_mix, AnswerFrom, Layout, VlmOptions, VlmReport, VlmRow};
 pub use text::{Notation, Question, Task, Templates};
 
 /// Rows whose pictures are made together (a few tens of MB of PNGs at most).
@@ -71,6 +71,38 @@ pub struct SourceRow {
     pub game_id: String,
     pub source: String,
     pub tags: Vec<String>,
+    /// KataGo's move (point index, 361 pass) and score lead for Black, from the labels.
+    pub label: Option<(u16, f32)>,
+}
+
+/// The labels of the output folder by `(game_id, move_number)`: KataGo's move and score
+/// lead (docs/labels.md).
+pub type Labels = std::collections::HashMap<(String, u16), (u16, f32)>;
+
+/// Reads `out/labels/` into [`Labels`]; a clear error when the folder is missing.
+pub fn read_labels(out: &Path) -> anyhow::Result<Labels> {
+    let dir = out.join("labels");
+    anyhow::ensure!(
+        dir.is_dir(),
+        "{} has no labels: run `kibo label --out {}` first (with the same --limit, --seed and --tag)",
+        out.display(),
+        out.display()
+    );
+    let mut m = Labels::new();
+    let cols = ["game_id", "move_number", "engine_move_index", "score_lead_black"];
+    crate::storage::read_parquet_columns(&dir, true, Some(&cols), |b| {
+        let c = Cols::new(&b, "labels");
+        let (id, mn) = (c.str("game_id")?, c.prim::<UInt16Type>("move_number")?);
+        let (mv, lead) = (
+            c.prim::<UInt16Type>("engine_move_index")?,
+            c.prim::<arrow_array::types::Float32Type>("score_lead_black")?,
+        );
+        for i in 0..b.num_rows() {
+            m.insert((id.value(i).to_string(), mn.value(i)), (mv.value(i), lead.value(i)));
+        }
+        Ok(())
+    })?;
+    Ok(m)
 }
 
 const READ_COLUMNS: [&str; 10] =
@@ -81,6 +113,7 @@ fn for_each_kept(
     out: &Path,
     opt: &VlmOptions,
     kept: &Kept,
+    labels: Option<&Labels>,
     mut f: impl FnMut(SourceRow) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let mut filter = KeptFilter::new(kept, &opt.tags);
@@ -100,6 +133,16 @@ fn for_each_kept(
                     continue;
                 }
                 let (ho, to) = (hl.value_offsets(), tl.value_offsets());
+                let label = match labels {
+                    None => None,
+                    Some(m) => Some(*m.get(&(id.value(i).to_string(), mn.value(i))).with_context(|| {
+                        format!(
+                            "{} move {} has no label: run `kibo label` with the export's --limit, --seed and --tag",
+                            id.value(i),
+                            mn.value(i)
+                        )
+                    })?),
+                };
                 f(SourceRow {
                     split: *split,
                     board: board.value(i).to_vec(),
@@ -111,6 +154,7 @@ fn for_each_kept(
                     game_id: id.value(i).to_string(),
                     source: source.value(i).to_string(),
                     tags: (to[i] as usize..to[i + 1] as usize).map(|j| tn.value(j).to_string()).collect(),
+                    label,
                 })?;
             }
             row += b.num_rows() as u32;
@@ -150,8 +194,13 @@ pub fn make_row(r: &SourceRow, opt: &VlmOptions, painter: &BoardPainter) -> anyh
         move_number: r.move_number,
         last_moves: &last,
         tags: &r.tags,
+        score_lead_black: r.label.map(|l| l.1),
     };
-    let (prompt, answer, question) = text::words(task, question, &facts, &opt.templates, opt.notation);
+    let (prompt, mut answer, question) = text::words(task, question, &facts, &opt.templates, opt.notation);
+    let human_move = (task == Task::NextMove).then(|| answer.clone());
+    if let (Task::NextMove, AnswerFrom::Engine, Some((mv, _))) = (task, opt.answer_from, r.label) {
+        answer = opt.notation.write(turn(mv));
+    }
     let system = (!opt.templates.system.is_empty()).then(|| text::fill(&opt.templates.system, &facts, opt.notation));
     Ok(VlmRow {
         split: r.split,
@@ -160,6 +209,7 @@ pub fn make_row(r: &SourceRow, opt: &VlmOptions, painter: &BoardPainter) -> anyh
         system,
         prompt,
         answer,
+        human_move,
         task,
         question,
         to_play: r.to_play,
@@ -193,6 +243,7 @@ fn make_chunk(rows: &[SourceRow], opt: &VlmOptions, style: Style) -> anyhow::Res
 pub fn run(out: &Path, opt: &VlmOptions) -> anyhow::Result<VlmReport> {
     opt.check().map_err(anyhow::Error::msg)?;
     let style = Style::model(opt.cell_px).expect("invariant: checked");
+    let labels = if opt.needs_labels() { Some(read_labels(out)?) } else { None };
     let (kept, candidates) = choose(out, opt)?;
     let total = kept.as_ref().map(|v| v.len() as u64).unwrap_or(candidates);
     let mut rep = VlmReport { candidates, picture_px: style.board_px(), ..VlmReport::default() };
@@ -214,7 +265,7 @@ pub fn run(out: &Path, opt: &VlmOptions) -> anyhow::Result<VlmReport> {
         chunk.clear();
         Ok(())
     };
-    for_each_kept(out, opt, &kept, |r| {
+    for_each_kept(out, opt, &kept, labels.as_ref(), |r| {
         chunk.push(r);
         if chunk.len() == CHUNK {
             flush(&mut chunk, &mut rep)?;

@@ -29,6 +29,17 @@ impl std::str::FromStr for Layout {
     }
 }
 
+/// Where the next-move answer comes from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AnswerFrom {
+    /// The move played (the default).
+    #[default]
+    Human,
+    /// KataGo's move (`kibo label`'s `engine_move`); the move played stays in `human_move`.
+    Engine,
+}
+
 /// Options of `kibo export vlm`.
 #[derive(Clone, Debug)]
 pub struct VlmOptions {
@@ -46,6 +57,8 @@ pub struct VlmOptions {
     pub cell_px: u32,
     /// How answers and prompts write points.
     pub notation: Notation,
+    /// The next-move answer: the move played or KataGo's.
+    pub answer_from: AnswerFrom,
     /// Each task's share of the rows (at least one positive).
     pub mix: Vec<(Task, f64)>,
     /// 1 (as played) or 8 (one of the eight board symmetries a row).
@@ -115,6 +128,12 @@ impl VlmOptions {
         self.templates.check()
     }
 
+    /// Whether the rows need the output folder's labels (`--answer engine`, or a share
+    /// of the judge task).
+    pub fn needs_labels(&self) -> bool {
+        self.answer_from == AnswerFrom::Engine || self.mix.iter().any(|(t, w)| *t == Task::Judge && *w > 0.0)
+    }
+
     /// The task of a row whose key's task bytes read `u` (uniform in `0..2^32`).
     pub fn task_of(&self, u: u32) -> Task {
         let total: f64 = self.mix.iter().map(|(_, w)| w).sum();
@@ -151,7 +170,7 @@ pub struct VlmReport {
     /// Rows written to train and val.
     pub rows: [u64; 2],
     /// Rows per task (`Task::ALL` order).
-    pub tasks: [u64; 3],
+    pub tasks: [u64; 4],
     /// Tactics rows per question (atari, capture, ladder).
     pub questions: [u64; 3],
     /// Train and val rows the choice saw (after `--tag`).
@@ -174,6 +193,8 @@ pub struct VlmRow {
     pub system: Option<String>,
     pub prompt: String,
     pub answer: String,
+    /// The move played, in the answer's notation and the row's frame (next-move rows).
+    pub human_move: Option<String>,
     pub task: Task,
     pub question: Option<Question>,
     pub to_play: u8,

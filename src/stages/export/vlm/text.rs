@@ -16,11 +16,14 @@ pub enum Task {
     /// A question answered from kibo's tags and the board: which chains are in atari,
     /// does the move capture, is it a ladder chase.
     Tactics,
+    /// Who is ahead, and by how much: KataGo's score lead (`kibo label`), to the half
+    /// point (`B+3.5`, `W+0.5`, `even`).
+    Judge,
 }
 
 impl Task {
     /// Every task, in the order `--mix` lists them.
-    pub const ALL: [Task; 3] = [Task::NextMove, Task::Transcribe, Task::Tactics];
+    pub const ALL: [Task; 4] = [Task::NextMove, Task::Transcribe, Task::Tactics, Task::Judge];
 
     /// The task's name (`next-move`, `transcribe`, `tactics`).
     pub fn name(self) -> &'static str {
@@ -28,6 +31,7 @@ impl Task {
             Task::NextMove => "next-move",
             Task::Transcribe => "transcribe",
             Task::Tactics => "tactics",
+            Task::Judge => "judge",
         }
     }
 }
@@ -38,7 +42,7 @@ impl std::str::FromStr for Task {
         Task::ALL
             .into_iter()
             .find(|t| t.name() == s)
-            .ok_or_else(|| format!("{s:?}: expected one of next-move, transcribe, tactics"))
+            .ok_or_else(|| format!("{s:?}: expected one of next-move, transcribe, tactics, judge"))
     }
 }
 
@@ -116,6 +120,19 @@ pub struct Facts<'a> {
     pub last_moves: &'a [Move],
     /// The move's tactical tags.
     pub tags: &'a [String],
+    /// KataGo's score lead for Black (`kibo label`), when the row has a label.
+    pub score_lead_black: Option<f32>,
+}
+
+/// A score lead for Black as the judge task's answer: rounded to the half point, `B+3.5`
+/// or `W+0.5` (a whole number without `.0`: `B+3`), `even` when it rounds to 0.
+pub fn lead_answer(lead_black: f32) -> String {
+    let half = (lead_black * 2.0).round() / 2.0;
+    if half == 0.0 || !half.is_finite() {
+        return "even".to_string();
+    }
+    let side = if half > 0.0 { "B" } else { "W" };
+    format!("{side}+{}", half.abs())
 }
 
 fn side_word(c: u8) -> &'static str {
@@ -225,6 +242,7 @@ pub fn words(
     match task {
         Task::NextMove => (fill(&t.next_move, f, notation), notation.write(f.mv), None),
         Task::Transcribe => (fill(&t.transcribe, f, notation), transcription(f.board), None),
+        Task::Judge => (fill(&t.judge, f, notation), lead_answer(f.score_lead_black.unwrap_or(f32::NAN)), None),
         Task::Tactics => {
             // A pass neither captures nor chases: its row asks about atari.
             let q = if f.mv == Move::Pass { Question::Atari } else { question };
@@ -261,6 +279,15 @@ mod tests {
         assert_eq!(Notation::Sgf.write(Move::Play(pt("Q16"))), "pd");
         assert_eq!(Notation::Sgf.write(Move::Play(pt("A19"))), "aa");
         assert_eq!(Notation::Gtp.read("I5"), None, "GTP has no I");
+    }
+
+    #[test]
+    fn the_judge_answer_rounds_the_lead_to_the_half_point() {
+        assert_eq!(lead_answer(3.4), "B+3.5");
+        assert_eq!(lead_answer(3.1), "B+3");
+        assert_eq!(lead_answer(-0.6), "W+0.5");
+        assert_eq!(lead_answer(0.2), "even");
+        assert_eq!(lead_answer(-12.76), "W+13");
     }
 
     #[test]
@@ -310,6 +337,7 @@ mod tests {
             move_number: 3,
             last_moves: &last,
             tags: &[],
+            score_lead_black: None,
         };
         let s = fill("{side}/{opponent}/{move_number}/{move}.{last_moves}", &f, Notation::Gtp);
         assert_eq!(s, "Black/White/3/Q16. The last moves were B D16, W Q4.");

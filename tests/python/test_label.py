@@ -1,0 +1,383 @@
+"""`kibo label` (docs/labels.md): KataGo's reading of drawn positions as DIR/labels/.
+With the real engine (`make katago`, which `make test` runs): a labelled row equals a
+query this test writes itself; the history reaches KataGo (a ko retake is never the
+answer); rules, komi and handicap go as recorded; labels are byte-identical over engine
+counts, after kill -9 and a rerun, and when a draw grows; and with stand-in engines that
+crash or hang."""
+import json
+import shutil
+import signal
+import subprocess
+import time
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import KATAGO_BINARY, KATAGO_CONFIG, KATAGO_MODEL, fake_katago
+
+COLS = "ABCDEFGHJKLMNOPQRST"
+
+
+def gtp(i):
+    """GTP text of a kibo point index (row 0 at the top), written out here on purpose:
+    the test does not borrow kibo's conversion."""
+    return "pass" if i == 361 else f"{COLS[i % 19]}{19 - i // 19}"
+
+
+KO_GAME = (  # Black's F15 (move 9) takes a ko at E15; White may not retake at move 10.
+    "(;GM[1]FF[4]SZ[19]KM[6.5]RU[Japanese]PB[a]PW[b]RE[B+R]"
+    ";B[ed];W[fd];B[de];W[ee];B[ef];W[ff];B[pp];W[ge];B[fe];W[dp];B[ee];W[pd];B[qf];W[nc])"
+)
+HANDICAP_GAME = (  # two handicap stones, Chinese rules, komi 0.5, White first
+    "(;GM[1]FF[4]SZ[19]HA[2]KM[0.5]RU[Chinese]AB[pd][dp]PL[W]PB[c]PW[d]RE[W+R]"
+    ";W[dd];B[pp];W[qq];B[qp];W[pq];B[nq];W[fc];B[op];W[cf];B[jd])"
+)
+KO_POINT = 4 * 19 + 4  # E15
+
+
+def run(kibo, *args, **kw):
+    return subprocess.run([kibo, *args], capture_output=True, text=True, **kw)
+
+
+@pytest.fixture(scope="module")
+def small(kibo, katago_flags, tmp_path_factory):
+    """`kibo run` on the two games above, every position labelled with the policy."""
+    tmp = tmp_path_factory.mktemp("label-small")
+    (tmp / "in").mkdir()
+    (tmp / "in" / "ko.sgf").write_text(KO_GAME)
+    (tmp / "in" / "handicap.sgf").write_text(HANDICAP_GAME)
+    out = tmp / "out"
+    r = run(kibo, "run", "--input", str(tmp / "in"), "--out", str(out), "--licence", "MIT", "-q")
+    assert r.returncode == 0, r.stderr
+    r = run(kibo, "label", "--out", str(out), "--limit", "0", "--splits", "train,val,test", "--policy", "-q",
+            *katago_flags)
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def katago_answers(queries):
+    """KataGo's own answers to `queries` (one engine, one position at a time, as kibo
+    runs it), by (id, turn)."""
+    p = subprocess.run(
+        [str(KATAGO_BINARY), "analysis", "-config", str(KATAGO_CONFIG), "-model", str(KATAGO_MODEL),
+         "-override-config", "nnRandomize=false,numAnalysisThreads=1,numSearchThreads=1"],
+        input="".join(json.dumps(q) + "\n" for q in queries), capture_output=True, text=True, timeout=600)
+    out = {}
+    for line in p.stdout.splitlines():
+        v = json.loads(line)
+        assert "error" not in v, v
+        if "turnNumber" in v:
+            out[(v["id"], v["turnNumber"])] = v
+    return out
+
+
+def rules_of(ru):
+    ru = (ru or "").lower()
+    return "chinese" if "chin" in ru else "japanese"
+
+
+def test_a_labelled_row_equals_katagos_own_answer_to_the_same_query(small):
+    games = {g["game_id"]: g for g in pq.read_table(small / "games").to_pylist()}
+    labels = pq.read_table(small / "labels").to_pylist()
+    samples = pq.read_table(small / "samples").to_pylist()
+    assert len(labels) == len(samples) == 24
+    assert {r["sent"] for r in labels} == {"history"}
+    queries = []
+    for gid, g in games.items():
+        turns = sorted(r["move_number"] - 1 for r in labels if r["game_id"] == gid)
+        queries.append({
+            "id": gid,
+            "initialStones": [["B", gtp(i)] for i in g["setup_black"]] + [["W", gtp(i)] for i in g["setup_white"]],
+            "initialPlayer": g["colors"][0],
+            "moves": [[c, gtp(m)] for c, m in zip(g["colors"], g["moves"])][: max(turns)],
+            "rules": rules_of(g["rules"]),
+            "komi": g["komi"],
+            "boardXSize": 19, "boardYSize": 19,
+            "analyzeTurns": turns, "maxVisits": 1, "includePolicy": True,
+            "overrideSettings": {"reportAnalysisWinratesAs": "BLACK"},
+        })
+    answers = katago_answers(queries)
+    f32 = lambda x: float(np.float32(x))
+    for r in labels:
+        v = answers[(r["game_id"], r["move_number"] - 1)]
+        policy = v["policy"]
+        best = max((i for i in range(362) if policy[i] >= 0), key=lambda i: (policy[i], -i))
+        assert r["engine_move"] == gtp(best), r
+        assert r["engine_top"][0]["move"] == r["engine_move"]
+        assert r["engine_top"][0]["prior"] == f32(policy[best])
+        assert len(r["engine_top"]) == 8
+        assert r["winrate_black"] == f32(v["rootInfo"]["winrate"]), r
+        assert r["score_lead_black"] == f32(v["rootInfo"]["scoreLead"]), r
+        assert r["visits"] == v["rootInfo"]["visits"] == 1
+        assert r["policy"] == [f32(x) for x in policy]
+
+
+def test_the_history_reaches_katago_so_a_ko_retake_is_never_the_answer(small):
+    samples = {(s["game_id"], s["move_number"]): s for s in pq.read_table(small / "samples").to_pylist()}
+    labels = pq.read_table(small / "labels").to_pylist()
+    after = [r for r in labels if samples[(r["game_id"], r["move_number"])]["ko_point"] == KO_POINT]
+    assert [r["move_number"] for r in after] == [10]
+    (r,) = after
+    assert r["policy"][KO_POINT] == -1.0, "KataGo was not shown the ko capture"
+    assert r["engine_move"] != gtp(KO_POINT)
+    assert all(t["move"] != gtp(KO_POINT) for t in r["engine_top"])
+    # One move later the ko point is Black's to fill, and legal again.
+    later = next(x for x in labels if x["game_id"] == r["game_id"] and x["move_number"] == 11)
+    assert later["policy"][KO_POINT] >= 0
+
+
+def test_every_engine_move_is_an_empty_legal_point_of_the_samples_board(small):
+    samples = {(s["game_id"], s["move_number"]): s for s in pq.read_table(small / "samples").to_pylist()}
+    for r in pq.read_table(small / "labels").to_pylist():
+        s = samples[(r["game_id"], r["move_number"])]
+        i = r["engine_move_index"]
+        assert gtp(i) == r["engine_move"]
+        if i != 361:
+            assert s["board"][i] == 0, r
+            assert i != s["ko_point"], r
+            assert r["policy"][i] >= 0
+
+
+def test_the_manifest_records_the_engine_and_the_draw(small):
+    m = json.loads((small / "manifest.json").read_text())
+    lab = m["labels"]
+    assert lab["version"] == "1" and lab["rows"] == 24
+    assert lab["engine"]["model"] == KATAGO_MODEL.name and len(lab["engine"]["model_blake3"]) == 64
+    assert lab["engine"]["visits"] == 1 and "nnRandomize=false" in lab["engine"]["overrides"]
+    assert lab["draw"]["splits"] == ["train", "val", "test"] and lab["draw"]["limit"] == 0
+    assert m["tables"]["labels"]["rows"] == 24
+    rep = json.loads((small / "report.json").read_text())["label"]
+    assert rep["rows"] == 24 and rep["read"] == 24 and rep["reused"] == 0
+    meta = pq.read_metadata(next((small / "labels").glob("*.parquet"))).metadata
+    assert meta[b"kibo.labels_version"] == b"1" and meta[b"kibo.table"] == b"labels"
+    assert "labels" in (small / "README.md").read_text()
+
+
+# ---------------------------------------------------------------- determinism and resume
+
+N = 12
+
+
+@pytest.fixture(scope="module")
+def chunked(tmp_path_factory):
+    """A pipeline file with chunks of 4 rows (so that a run commits several)."""
+    p = tmp_path_factory.mktemp("label-pipe") / "p.toml"
+    p.write_text("[label]\nchunk_rows = 4\n")
+    return p
+
+
+def fresh(sample_out, tmp_path, name):
+    out = tmp_path / name
+    shutil.copytree(sample_out, out)
+    return out
+
+
+def label(kibo, out, pipeline, flags, *extra):
+    r = run(kibo, "label", "--out", str(out), "--pipeline", str(pipeline), "-q", *flags, *extra)
+    assert r.returncode == 0, r.stderr
+    return json.loads((out / "report.json").read_text())["label"]
+
+
+def files(out):
+    return {p.name: p.read_bytes() for p in sorted((out / "labels").iterdir())}
+
+
+@pytest.fixture(scope="module")
+def reference(kibo, sample_out, katago_flags, chunked, tmp_path_factory):
+    out = fresh(sample_out, tmp_path_factory.mktemp("label-ref"), "one")
+    label(kibo, out, chunked, katago_flags, "--limit", str(N), "--katago-threads", "1")
+    assert len(files(out)) == 3
+    return files(out)
+
+
+def test_labels_are_byte_identical_whatever_the_engine_count(kibo, sample_out, katago_flags, chunked, reference,
+                                                            tmp_path):
+    out = fresh(sample_out, tmp_path, "two")
+    label(kibo, out, chunked, katago_flags, "--limit", str(N), "--katago-threads", "2")
+    assert files(out) == reference
+
+
+def test_a_larger_limit_labels_only_the_new_rows(kibo, sample_out, katago_flags, chunked, reference, tmp_path):
+    out = fresh(sample_out, tmp_path, "grow")
+    first = label(kibo, out, chunked, katago_flags, "--limit", str(N // 2), "--katago-threads", "2")
+    assert first["read"] == N // 2
+    second = label(kibo, out, chunked, katago_flags, "--limit", str(N), "--katago-threads", "2")
+    assert (second["reused"], second["read"]) == (N // 2, N // 2)
+    assert files(out) == reference
+    # The same draw again reads nothing.
+    again = label(kibo, out, chunked, katago_flags, "--limit", str(N), "--katago-threads", "2")
+    assert (again["reused"], again["read"]) == (N, 0)
+    assert files(out) == reference
+
+
+def test_kill_9_then_a_rerun_goes_on_from_the_last_chunk_and_equals_an_uninterrupted_run(
+        kibo, sample_out, katago_flags, chunked, reference, tmp_path):
+    out = fresh(sample_out, tmp_path, "killed")
+    store = out / ".tmp-label-chunks"
+    p = subprocess.Popen([kibo, "label", "--out", str(out), "--pipeline", str(chunked), "-q", "--limit", str(N),
+                          "--katago-threads", "1", *katago_flags], stderr=subprocess.PIPE)
+    deadline = time.time() + 300
+    while time.time() < deadline and not list(store.glob("chunk-*.parquet")) and p.poll() is None:
+        time.sleep(0.05)
+    assert p.poll() is None, "the run ended before a chunk was committed"
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    committed = list(store.glob("chunk-*.parquet"))
+    assert 1 <= len(committed) < 3 and not (out / "labels").exists()
+    rep = label(kibo, out, chunked, katago_flags, "--limit", str(N), "--katago-threads", "1")
+    assert rep["reused"] >= 4 and rep["read"] <= N - 4
+    assert files(out) == reference
+    assert not store.exists() and not list(out.glob(".tmp-*"))
+
+
+# ---------------------------------------------------------------- setup errors and engine failures
+
+def test_a_missing_engine_is_a_setup_error_before_anything_is_written(kibo, sample_out, tmp_path):
+    out = fresh(sample_out, tmp_path, "noengine")
+    before = sorted(p.name for p in out.iterdir())
+    r = run(kibo, "label", "--out", str(out), "--katago-binary", str(tmp_path / "no-katago"))
+    assert r.returncode == 2, r.stderr
+    assert f"label.katago: the KataGo binary {tmp_path / 'no-katago'} is missing" in r.stderr
+    r = run(kibo, "label", "--out", str(out), "--katago-model", str(tmp_path / "no-net.bin.gz"))
+    assert r.returncode == 2 and "the KataGo model" in r.stderr, r.stderr
+    assert sorted(p.name for p in out.iterdir()) == before
+    r = run(kibo, "label", "--out", str(tmp_path / "nothing"))
+    assert r.returncode == 2 and "run `kibo run` first" in r.stderr, r.stderr
+
+
+FAKE = """#!/usr/bin/env python3
+# A stand-in for `katago analysis`: answers kibo's probe (ownership queries) and the
+# first label query with a flat policy, then crashes or hangs.
+import json, sys, time
+mode = sys.argv[sys.argv.index("-model") + 1].rsplit("-", 1)[-1]
+labels = 0
+for line in sys.stdin:
+    q = json.loads(line)
+    if "analyzeTurns" not in q:
+        print(json.dumps({"id": q["id"], "ownership": [0.0] * 361}), flush=True)
+        continue
+    labels += 1
+    if labels > 1:
+        if mode == "crash":
+            sys.stderr.write("fake katago: segmentation fault\\n")
+            sys.exit(139)
+        time.sleep(3600)
+    for t in q["analyzeTurns"]:
+        print(json.dumps({"id": q["id"], "turnNumber": t, "moveInfos": [], "policy": [0.001] * 361 + [0.5],
+                          "rootInfo": {"winrate": 0.5, "scoreLead": 0.0, "scoreStdev": 1.0, "visits": 1}}),
+              flush=True)
+"""
+
+
+@pytest.mark.parametrize("mode", ["crash", "hang"])
+def test_a_crashed_or_hung_engine_is_exit_3_naming_the_position_and_keeps_the_committed_chunks(
+        kibo, sample_out, tmp_path, mode):
+    flags = fake_katago(tmp_path, FAKE, mode)
+    out = fresh(sample_out, tmp_path, "fake")
+    pipeline = tmp_path / "p.toml"
+    pipeline.write_text("[label]\nchunk_rows = 1\n[label.katago]\ntimeout_s = 2\n")
+    r = run(kibo, "label", "--out", str(out), "--pipeline", str(pipeline), "--limit", "3", "--katago-threads", "1",
+            *flags)
+    assert r.returncode == 3, r.stderr
+    assert "KataGo" in r.stderr and ".sgf" in r.stderr and "move " in r.stderr, r.stderr
+    if mode == "crash":
+        assert "fake katago: segmentation fault" in r.stderr, r.stderr
+    else:
+        assert "no answer in 2 s" in r.stderr and "label.katago.timeout_s" in r.stderr, r.stderr
+    assert not (out / "labels").exists()
+    chunks = list((out / ".tmp-label-chunks").glob("chunk-*.parquet"))
+    assert len(chunks) == 1, "the chunk read before the failure is kept"
+    assert pq.read_table(chunks[0]).num_rows == 1
+    assert not list((out / ".tmp-label-chunks").glob("*.partial"))
+
+
+# ---------------------------------------------------------------- the exports that use the labels
+
+def sym_point(row, col, s):
+    """KataGo's symmetry numbering, written out here: bit 0 flips rows, bit 1 columns,
+    bit 2 transposes (after the flips)."""
+    x = 18 - col if s & 2 else col
+    y = 18 - row if s & 1 else row
+    return (x, y) if s & 4 else (y, x)
+
+
+def gtp_under(text, s):
+    if text == "pass":
+        return text
+    col, row = COLS.index(text[0]), 19 - int(text[1:])
+    r, c = sym_point(row, col, s)
+    return gtp(r * 19 + c)
+
+
+def test_vlm_answer_engine_is_the_labels_move_and_judge_answers_the_lead(kibo, small, tmp_path):
+    to = tmp_path / "vlm"
+    r = run(kibo, "export", "vlm", "--out", str(small), "--to", str(to), "--limit", "0", "--answer", "engine",
+            "--mix", "next-move=1,judge=1", "--symmetries", "8", "-q")
+    assert r.returncode == 0, r.stderr
+    labels = {(x["game_id"], x["move_number"]): x for x in pq.read_table(small / "labels").to_pylist()}
+    samples = {(x["game_id"], x["move_number"]): x for x in pq.read_table(small / "samples").to_pylist()}
+    rows = [x for split in ("train", "val") for f in sorted((to / split).glob("*.parquet"))
+            for x in pq.read_table(f).to_pylist()]
+    assert rows and {x["task"] for x in rows} == {"next-move", "judge"}
+    for x in rows:
+        lab, s = labels[(x["game_id"], x["move_number"])], samples[(x["game_id"], x["move_number"])]
+        if x["task"] == "next-move":
+            assert x["answer"] == gtp_under(lab["engine_move"], x["symmetry"]), x
+            assert x["human_move"] == gtp_under(s["move_gtp"], x["symmetry"]), x
+        else:
+            assert x["human_move"] is None
+            side, _, pts = x["answer"].partition("+")
+            lead = 0.0 if x["answer"] == "even" else (1 if side == "B" else -1) * float(pts)
+            assert lead == round(lab["score_lead_black"] * 2) / 2, (x["answer"], lab["score_lead_black"])
+    # The human answer is the default; without labels, engine answers are refused before writing.
+    bare = tmp_path / "bare"
+    shutil.copytree(small, bare)
+    shutil.rmtree(bare / "labels")
+    r = run(kibo, "export", "vlm", "--out", str(bare), "--to", str(tmp_path / "no"), "--answer", "engine")
+    assert r.returncode == 2 and "kibo label" in r.stderr and not (tmp_path / "no").exists(), r.stderr
+    r = run(kibo, "export", "katago", "--out", str(bare), "--to", str(tmp_path / "no"), "--policy", "engine")
+    assert r.returncode == 2 and "kibo label --policy" in r.stderr and not (tmp_path / "no").exists(), r.stderr
+
+
+def test_katago_export_policy_engine_trains_on_katagos_policy(kibo, small, tmp_path):
+    to = tmp_path / "npz"
+    r = run(kibo, "export", "katago", "--out", str(small), "--to", str(to), "--policy", "engine", "-q")
+    assert r.returncode == 0, r.stderr
+    labels = {(x["game_id"], x["move_number"]): x for x in pq.read_table(small / "labels").to_pylist()}
+    n = 0
+    for f in sorted(to.glob("*/data-*.npz")):
+        z = np.load(f)
+        rows = pq.read_table(f.with_name(f.name[:-4] + ".rows.parquet")).to_pylist()
+        pol = z["policyTargetsNCMove"][:, 0, :]
+        for k, row in enumerate(rows):
+            lab = labels[(row["game_id"], row["move_number"])]
+            # Counts out of 32,000: each legal point's probability × 32,000, rounded.
+            p = np.array(lab["policy"], dtype=np.float32)
+            want = np.where(p > 0, np.floor(p * np.float32(32000) + np.float32(0.5)), 0).astype(np.int16)
+            assert (pol[k] == want).all(), row
+            assert abs(pol[k].sum() / 32000 - 1) < 6e-3
+            n += 1
+    assert n == sum(1 for x in labels.values() if x["split"] in ("train", "val")) > 0
+
+
+def test_the_torch_loader_yields_the_label_columns_under_the_batch_symmetry(small):
+    kibo_torch = pytest.importorskip("kibo.torch")
+    labels = {(x["game_id"], x["move_number"]): x for x in pq.read_table(small / "labels").to_pylist()}
+    seen = 0
+    for split in ("train", "val", "test"):
+        ds = kibo_torch.ShardDataset(small, split=split, labels=True, policy="engine", batch_size=4,
+                                     shuffle_buffer=4, seed=1)
+        for b in ds:
+            s = b["symmetry"]
+            for k, (gid, mn) in enumerate(zip(b["game_id"], b["move_number"].tolist())):
+                lab = labels[(gid, mn)]
+                assert b["winrate_black"][k] == np.float32(lab["winrate_black"])
+                assert b["score_lead_black"][k] == np.float32(lab["score_lead_black"])
+                assert gtp(int(b["engine_move"][k])) == gtp_under(lab["engine_move"], s)
+                pol = b["policy"][k]
+                assert abs(pol.sum() - 1) < 1e-5 and pol[int(b["engine_move"][k])] == pol.max()
+                seen += 1
+    assert seen == len(labels)
+    with pytest.raises(ValueError, match="kibo label"):
+        kibo_torch.ShardDataset(small.parent / "in", labels=True)
