@@ -156,7 +156,7 @@ def test_the_manifest_records_the_engine_and_the_draw(small):
 
 # ---------------------------------------------------------------- determinism and resume
 
-N = 12
+N = 16
 
 
 @pytest.fixture(scope="module")
@@ -167,9 +167,9 @@ def chunked(tmp_path_factory):
     return p
 
 
-def fresh(sample_out, tmp_path, name):
+def fresh(source, tmp_path, name):
     out = tmp_path / name
-    shutil.copytree(sample_out, out)
+    shutil.copytree(source, out, ignore=shutil.ignore_patterns("verify", "labels", ".tmp-*"))
     return out
 
 
@@ -184,22 +184,43 @@ def files(out):
 
 
 @pytest.fixture(scope="module")
-def reference(kibo, sample_out, katago_flags, chunked, tmp_path_factory):
-    out = fresh(sample_out, tmp_path_factory.mktemp("label-ref"), "one")
+def reference_out(kibo, dev_out, katago_flags, chunked, tmp_path_factory):
+    """N rows of the dev corpus labelled by one engine, in chunks of 4."""
+    out = fresh(dev_out, tmp_path_factory.mktemp("label-ref"), "one")
     label(kibo, out, chunked, katago_flags, "--limit", str(N), "--katago-threads", "1")
-    assert len(files(out)) == 3
-    return files(out)
+    assert len(files(out)) == N // 4
+    return out
 
 
-def test_labels_are_byte_identical_whatever_the_engine_count(kibo, sample_out, katago_flags, chunked, reference,
+@pytest.fixture(scope="module")
+def reference(reference_out):
+    return files(reference_out)
+
+
+def test_every_engine_move_of_dev_labels_is_an_empty_legal_point(reference_out):
+    labels = pq.read_table(reference_out / "labels").to_pylist()
+    ids = sorted({r["game_id"] for r in labels})
+    samples = {(s["game_id"], s["move_number"]): s for s in pq.read_table(
+        reference_out / "samples", columns=["game_id", "move_number", "board", "ko_point"],
+        filters=[("game_id", "in", ids)]).to_pylist()}
+    assert len(labels) == N
+    for r in labels:
+        s = samples[(r["game_id"], r["move_number"])]
+        i = r["engine_move_index"]
+        assert gtp(i) == r["engine_move"] == r["engine_top"][0]["move"]
+        if i != 361:
+            assert s["board"][i] == 0 and i != s["ko_point"], r
+
+
+def test_labels_are_byte_identical_whatever_the_engine_count(kibo, dev_out, katago_flags, chunked, reference,
                                                             tmp_path):
-    out = fresh(sample_out, tmp_path, "two")
+    out = fresh(dev_out, tmp_path, "two")
     label(kibo, out, chunked, katago_flags, "--limit", str(N), "--katago-threads", "2")
     assert files(out) == reference
 
 
-def test_a_larger_limit_labels_only_the_new_rows(kibo, sample_out, katago_flags, chunked, reference, tmp_path):
-    out = fresh(sample_out, tmp_path, "grow")
+def test_a_larger_limit_labels_only_the_new_rows(kibo, dev_out, katago_flags, chunked, reference, tmp_path):
+    out = fresh(dev_out, tmp_path, "grow")
     first = label(kibo, out, chunked, katago_flags, "--limit", str(N // 2), "--katago-threads", "2")
     assert first["read"] == N // 2
     second = label(kibo, out, chunked, katago_flags, "--limit", str(N), "--katago-threads", "2")
@@ -212,8 +233,8 @@ def test_a_larger_limit_labels_only_the_new_rows(kibo, sample_out, katago_flags,
 
 
 def test_kill_9_then_a_rerun_goes_on_from_the_last_chunk_and_equals_an_uninterrupted_run(
-        kibo, sample_out, katago_flags, chunked, reference, tmp_path):
-    out = fresh(sample_out, tmp_path, "killed")
+        kibo, dev_out, katago_flags, chunked, reference, tmp_path):
+    out = fresh(dev_out, tmp_path, "killed")
     store = out / ".tmp-label-chunks"
     p = subprocess.Popen([kibo, "label", "--out", str(out), "--pipeline", str(chunked), "-q", "--limit", str(N),
                           "--katago-threads", "1", *katago_flags], stderr=subprocess.PIPE)
@@ -224,7 +245,7 @@ def test_kill_9_then_a_rerun_goes_on_from_the_last_chunk_and_equals_an_uninterru
     p.send_signal(signal.SIGKILL)
     p.wait()
     committed = list(store.glob("chunk-*.parquet"))
-    assert 1 <= len(committed) < 3 and not (out / "labels").exists()
+    assert 1 <= len(committed) < N // 4 and not (out / "labels").exists()
     rep = label(kibo, out, chunked, katago_flags, "--limit", str(N), "--katago-threads", "1")
     assert rep["reused"] >= 4 and rep["read"] <= N - 4
     assert files(out) == reference
