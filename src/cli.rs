@@ -47,6 +47,23 @@ enum Cmd {
     /// KataGo's reading of drawn positions (the rows `kibo export vlm` draws with the same
     /// seed, limit and tags) as the table DIR/labels/ (docs/labels.md).
     Label(LabelArgs),
+    /// Score a model's answers to an evaluation set (`kibo export vlm --split test`):
+    /// every rate with its 95% interval, the coordinate errors named (docs/eval.md).
+    Eval {
+        /// The evaluation set (DEST of `kibo export vlm --split test`).
+        #[arg(long)]
+        set: PathBuf,
+        /// The answers: JSONL of {"id", "answer"}, LLaMA-Factory's generated_predictions.jsonl
+        /// or ms-swift's inference result.
+        #[arg(long)]
+        predictions: PathBuf,
+        /// Write the JSON report here.
+        #[arg(long)]
+        report: Option<PathBuf>,
+        /// Write the HTML report here.
+        #[arg(long)]
+        html: Option<PathBuf>,
+    },
 }
 
 #[derive(Args, Debug)]
@@ -185,6 +202,10 @@ struct VlmArgs {
     /// Rows per Parquet file.
     #[arg(long, default_value_t = 10_000)]
     rows_per_file: usize,
+    /// train,val (the training set) or test (an evaluation set for `kibo eval`; its
+    /// default draw: --limit 10000 and --mix next-move=0.2,transcribe=0.2,tactics=0.6).
+    #[arg(long, default_value = "train,val")]
+    split: String,
 }
 
 /// The steps of `kibo part` (`stages::part`): the Spark job runs them; each reads and
@@ -700,6 +721,18 @@ fn label(a: LabelArgs) -> anyhow::Result<i32> {
     Ok(Exit::Ok as i32)
 }
 
+/// `kibo eval`: the set and the predictions checked (exit 2) before anything is written.
+fn eval(set: PathBuf, predictions: PathBuf, report: Option<PathBuf>, html: Option<PathBuf>) -> anyhow::Result<i32> {
+    use crate::stages::eval;
+    let opt = eval::EvalOptions { set, predictions, report, html };
+    let r = eval::run(&opt).map_err(|e| match e.downcast::<eval::Refused>() {
+        Ok(r) => SetupError(r.0).into(),
+        Err(e) => e,
+    })?;
+    println!("{}", eval::summary(&r));
+    Ok(Exit::Ok as i32)
+}
+
 /// `kibo export vlm`: options checked before anything is written.
 fn export_vlm(a: VlmArgs) -> anyhow::Result<i32> {
     use crate::stages::export::vlm;
@@ -708,15 +741,24 @@ fn export_vlm(a: VlmArgs) -> anyhow::Result<i32> {
     if let Some(s) = &a.system {
         templates.system = s.clone();
     }
+    let test = match a.split.as_str() {
+        "train,val" => false,
+        "test" => true,
+        other => return setup(format!("--split {other:?}: expected train,val or test")),
+    };
+    // The evaluation set's documented default draw (docs/eval.md), where --limit and --mix are left at theirs.
+    let limit = if test && a.limit == 100_000 { 10_000 } else { a.limit };
+    let mix = if test && a.mix == "next-move=1" { "next-move=0.2,transcribe=0.2,tactics=0.6" } else { &a.mix };
     let opt = vlm::VlmOptions {
         to: a.export.to.clone(),
         layout: a.layout,
-        limit: a.limit,
+        limit,
         seed: a.seed.unwrap_or(r.cfg.pipeline.seed),
         tags: a.tags.clone(),
+        test,
         cell_px: a.cell_px,
         notation: a.answer,
-        mix: vlm::parse_mix(&a.mix).map_err(SetupError)?,
+        mix: vlm::parse_mix(mix).map_err(SetupError)?,
         symmetries: a.symmetries,
         last_moves: a.last_moves,
         last_move_marker: !a.no_last_move_marker,
@@ -738,9 +780,8 @@ fn export_vlm(a: VlmArgs) -> anyhow::Result<i32> {
         .map(|(t, n)| format!("{} {n}", t.name()))
         .collect();
     eprintln!(
-        "export vlm: {} train and {} val rows ({}) of {} candidates, {}x{} px pictures of {:.1} KB on average, {} files in {}, {:.1} s",
-        rep.rows[0],
-        rep.rows[1],
+        "export vlm: {} rows ({}) of {} candidates, {}x{} px pictures of {:.1} KB on average, {} files in {}, {:.1} s",
+        if test { format!("{} test", rep.rows[0]) } else { format!("{} train and {} val", rep.rows[0], rep.rows[1]) },
         tasks.join(", "),
         rep.candidates,
         rep.picture_px,
@@ -775,6 +816,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             Ok(code)
         }
         Cmd::Label(a) => label(a),
+        Cmd::Eval { set, predictions, report, html } => eval(set, predictions, report, html),
         Cmd::Split(a) => {
             let r = resolve(&a, &[], None)?;
             if !r.out.join("games").is_dir() {

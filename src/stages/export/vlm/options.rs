@@ -42,6 +42,8 @@ pub struct VlmOptions {
     pub seed: u64,
     /// Keep only rows whose move has one of these tags (empty: every row).
     pub tags: Vec<String>,
+    /// Write the test split alone (an evaluation set for `kibo eval`) instead of train and val.
+    pub test: bool,
     /// Pixels between two grid lines (28 for Qwen2/2.5-VL, 32 for Qwen3-VL).
     pub cell_px: u32,
     /// How answers and prompts write points.
