@@ -145,7 +145,9 @@ mod tests {
     fn moves_are_named_by_their_transform() {
         assert_eq!(classify_move(mv("Q16"), mv("Q4")), ErrorClass::RowFlip);
         assert_eq!(classify_move(mv("Q16"), mv("D16")), ErrorClass::ColFlip);
-        assert_eq!(classify_move(mv("Q16"), mv("D4")), ErrorClass::Rotate180);
+        // Q16 (row 3, col 15) transposed and turned half a turn are both D4: the first named wins.
+        assert_eq!(classify_move(mv("Q16"), mv("D4")), ErrorClass::Transpose);
+        assert_eq!(classify_move(mv("Q17"), mv("D3")), ErrorClass::Rotate180);
         // Q17 is row 2, col 15: transposed row 15, col 2 = C4.
         assert_eq!(classify_move(mv("Q17"), mv("C4")), ErrorClass::Transpose);
         assert_eq!(classify_move(mv("K10"), mv("L10")), ErrorClass::IShift);

@@ -322,3 +322,44 @@ pub fn score(rows: &[EvalRow], answers: &[Option<String>], notation: Notation) -
     }
     (json!({"next-move": nm.json(), "transcribe": tr.json(), "tactics": ta.json()}), wrong)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::coord::Point;
+
+    /// K (row 5, col 5) is empty; the white stone W at (5, 6) has K as its only liberty;
+    /// black stones all around.
+    fn ko_truth(to_play: u8, ko: Option<Point>) -> Truth {
+        let mut board = [0u8; NN];
+        for (r, c) in [(4, 5), (6, 5), (5, 4), (4, 6), (6, 6), (5, 7)] {
+            board[r * 19 + c] = 1;
+        }
+        board[5 * 19 + 6] = 2;
+        Truth { board, to_play, mv: Move::Pass, ko, rank: None }
+    }
+
+    fn at(r: usize, c: usize) -> Move {
+        Move::Play(Point::new(r, c).unwrap())
+    }
+
+    #[test]
+    fn legality_on_the_pictured_board() {
+        let k = Point::new(5, 5).unwrap();
+        // Black takes the white stone at K: legal, unless K is the ko point Black may not retake.
+        assert!(legal(&ko_truth(1, None), at(5, 5)));
+        assert!(!legal(&ko_truth(1, Some(k)), at(5, 5)), "the ko retake");
+        assert!(legal(&ko_truth(1, Some(k)), at(0, 0)), "elsewhere while a ko is open");
+        // White at K fills its own last liberty and captures nothing: suicide.
+        assert!(!legal(&ko_truth(2, None), at(5, 5)), "suicide");
+        // A single-stone suicide in the corner: black at A1 (row 18, col 0) between white A2 and B1.
+        let mut t = ko_truth(1, None);
+        t.board[17 * 19] = 2;
+        t.board[18 * 19 + 1] = 2;
+        assert!(!legal(&t, at(18, 0)), "single-stone suicide");
+        assert!(legal(&t, at(18, 2)));
+        // Occupied points, either colour.
+        assert!(!legal(&t, at(4, 5)) && !legal(&t, at(5, 6)), "occupied");
+        assert!(legal(&t, Move::Pass));
+    }
+}

@@ -35,7 +35,10 @@ pub fn wilson(k: u64, n: u64, z: f64) -> Option<(f64, f64)> {
     let z2 = z * z;
     let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
     let half = z / (1.0 + z2 / n) * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
-    Some(((centre - half).max(0.0), (centre + half).min(1.0)))
+    // At k = 0 and k = n the bound is exactly 0 or 1 (the rounding of the sum is not).
+    let low = if k == 0 { 0.0 } else { (centre - half).max(0.0) };
+    let high = if k as f64 == n { 1.0 } else { (centre + half).min(1.0) };
+    Some((low, high))
 }
 
 /// A tally of successes.
