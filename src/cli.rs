@@ -161,9 +161,9 @@ struct VlmArgs {
     #[arg(long, default_value = "parquet")]
     layout: crate::stages::export::vlm::Layout,
     /// Rows to write, a seeded draw spread over games, move numbers and splits (0: every
-    /// train and val row).
-    #[arg(long, default_value_t = 100_000)]
-    limit: u64,
+    /// train and val row) [default: 100000; 10000 with --split test].
+    #[arg(long)]
+    limit: Option<u64>,
     /// Seed of the draw, the tasks and the symmetries (default: pipeline.seed).
     #[arg(long)]
     seed: Option<u64>,
@@ -177,9 +177,10 @@ struct VlmArgs {
     /// Answers and prompts in gtp (Q16) or sgf (pd) notation.
     #[arg(long, default_value = "gtp")]
     answer: crate::stages::export::vlm::Notation,
-    /// Tasks and their shares, e.g. next-move=0.8,transcribe=0.1,tactics=0.1.
-    #[arg(long, default_value = "next-move=1")]
-    mix: String,
+    /// Tasks and their shares, e.g. next-move=0.8,transcribe=0.1,tactics=0.1 [default:
+    /// next-move=1; next-move=0.2,transcribe=0.2,tactics=0.6 with --split test].
+    #[arg(long)]
+    mix: Option<String>,
     /// 1 (the position as played) or 8 (one of the eight board symmetries a row, applied
     /// to the picture, the marks and the answer together).
     #[arg(long, default_value_t = 1)]
@@ -746,9 +747,9 @@ fn export_vlm(a: VlmArgs) -> anyhow::Result<i32> {
         "test" => true,
         other => return setup(format!("--split {other:?}: expected train,val or test")),
     };
-    // The evaluation set's documented default draw (docs/eval.md), where --limit and --mix are left at theirs.
-    let limit = if test && a.limit == 100_000 { 10_000 } else { a.limit };
-    let mix = if test && a.mix == "next-move=1" { "next-move=0.2,transcribe=0.2,tactics=0.6" } else { &a.mix };
+    // The evaluation set's documented default draw (docs/eval.md).
+    let limit = a.limit.unwrap_or(if test { 10_000 } else { 100_000 });
+    let mix = a.mix.as_deref().unwrap_or(if test { "next-move=0.2,transcribe=0.2,tactics=0.6" } else { "next-move=1" });
     let opt = vlm::VlmOptions {
         to: a.export.to.clone(),
         layout: a.layout,
