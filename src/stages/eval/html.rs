@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::errors::ErrorClass;
 use super::score::{Wrong, MOVE_BANDS, RANK_BANDS};
 use super::set::EvalRow;
-use crate::coord::{Move, Point, NN};
+use crate::coord::{Move, Point};
 use crate::verify::{point_pixel, render_svg, VerifySample};
 
 /// How many wrong answers the page draws.
@@ -135,7 +135,7 @@ fn board_svg(r: &EvalRow, w: &Wrong) -> String {
         tags: r.row.tags.clone(),
         split: "test".to_string(),
     };
-    let svg = render_svg(&s, matches!(w.mv, Some(_)));
+    let svg = render_svg(&s, w.mv.is_some());
     let mut marks = String::new();
     let mut mark = |p: Point, square: bool| {
         let (x, y) = point_pixel(p);
@@ -149,8 +149,8 @@ fn board_svg(r: &EvalRow, w: &Wrong) -> String {
         mark(p, false);
     }
     if let Some(b) = &w.board {
-        for i in 0..NN {
-            if b[i] != r.truth.board[i] {
+        for (i, (a, t)) in b.iter().zip(r.truth.board.iter()).enumerate() {
+            if a != t {
                 mark(Point::from_index(i as u16).expect("invariant: on the board"), true);
             }
         }

@@ -9,6 +9,7 @@ every rate with its 95% Wilson interval, the coordinate errors named (docs/eval.
 * [`score`]: the tallies per task and the report's objects;
 * [`errors`]: the classes of wrong answers;
 * [`stats`]: rates and intervals;
+* [`refused`]: the usage and setup errors (exit 2);
 * [`html`]: the page with its plots and wrong answers drawn.
 */
 
@@ -16,6 +17,7 @@ pub mod errors;
 pub mod html;
 pub mod parse;
 pub mod predictions;
+pub mod refused;
 pub mod score;
 pub mod set;
 pub mod stats;
@@ -24,17 +26,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-/// A usage or setup error of `kibo eval` (exit 2): the message says what and how many.
-#[derive(Debug)]
-pub struct Refused(pub String);
-
-impl std::fmt::Display for Refused {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Refused {}
+pub use refused::Refused;
 
 /// What `kibo eval` is asked.
 #[derive(Clone, Debug)]

@@ -8,8 +8,8 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use super::refused::Refused;
 use super::set::Row;
-use super::Refused;
 
 /// Which shape the file has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]

@@ -11,7 +11,7 @@ use anyhow::Context;
 use arrow_array::types::{Int16Type, UInt16Type, UInt8Type};
 use arrow_array::Array;
 
-use super::Refused;
+use super::refused::Refused;
 use crate::coord::{symmetry_index, Move, Point, NN};
 use crate::stages::export::vlm::{Layout, Notation, Question, Task};
 use crate::tables::Cols;

@@ -30,7 +30,7 @@ use parquet::file::properties::WriterProperties;
 use parquet::schema::types::ColumnPath;
 use serde_json::json;
 
-use super::options::{Layout, VlmOptions, VlmReport, VlmRow};
+use super::options::{split_names, Layout, VlmOptions, VlmReport, VlmRow};
 use super::text::{Notation, Task};
 
 /// The names the export owns in DEST (either layout's): an export replaces them all.
@@ -205,7 +205,7 @@ fn batch(schema: &SchemaRef, rows: &[VlmRow], opt: &VlmOptions) -> anyhow::Resul
             Some(if r.to_play == 2 { "white" } else { "black" }),
             Some(r.game_id.as_str()),
             Some(r.source.as_str()),
-            Some(super::split_names(opt)[r.split]),
+            Some(split_names(opt)[r.split]),
         ];
         for (b, t) in strs.iter_mut().zip(texts) {
             b.append_option(t);
@@ -379,7 +379,7 @@ impl Writer {
                 let schema = schema();
                 let props = properties(&schema);
                 let mut v = Vec::new();
-                for name in super::split_names(opt) {
+                for name in split_names(opt) {
                     let dir = root.join(name);
                     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
                     v.push(ParquetSplit {
@@ -395,7 +395,7 @@ impl Writer {
             }
             Layout::Qwen => {
                 let mut v = Vec::new();
-                for name in super::split_names(opt) {
+                for name in split_names(opt) {
                     let path = root.join(format!("{name}.jsonl"));
                     let f = File::create(&path).with_context(|| format!("creating {}", path.display()))?;
                     v.push(QwenSplit { root: root.clone(), name, jsonl: BufWriter::new(f) });
@@ -541,13 +541,16 @@ fn card(opt: &VlmOptions, rep: &VlmReport) -> String {
     format!(
         "---\n{configs}task_categories:\n- image-text-to-text\ntags:\n- go\n- baduk\n- kibo\n---\n\
 # Go board pictures and chat turns (kibo export vlm)\n\n\
-{train} train and {val} validation rows. Each row: a {side}×{side} px picture of a 19×19 board \
+{counts}. Each row: a {side}×{side} px picture of a 19×19 board \
 ({cell} px a cell: {tokens} visual tokens of {cell}×{cell} px, each intersection in the middle of its own), \
 a prompt and its answer ({notation} notation). Columns labelled A–T without I, rows 1–19 with 19 at the top.\n\n\
 Written by `kibo export vlm` (layout `{layout}`, seed {seed}); the options and counts are in `vlm.json`, \
 the picture's geometry and the templates in kibo's docs/vlm.md.\n",
-        train = rep.rows[0],
-        val = rep.rows[1],
+        counts = if opt.test {
+            format!("{} test rows (an evaluation set for `kibo eval`)", rep.rows[0])
+        } else {
+            format!("{} train and {} validation rows", rep.rows[0], rep.rows[1])
+        },
         cell = opt.cell_px,
         notation = match opt.notation {
             Notation::Gtp => "GTP",

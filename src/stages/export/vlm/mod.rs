@@ -36,7 +36,7 @@ use crate::coord::{symmetry, symmetry_index, Move, Point, NN};
 use crate::stages::draw::{row_key, shards, Draw, KeptFilter};
 use crate::tables::Cols;
 use crate::verify::{BoardMarkers, BoardPainter, Style};
-pub use options::{parse_mix, Layout, VlmOptions, VlmReport, VlmRow};
+pub use options::{parse_mix, split_names, Layout, VlmOptions, VlmReport, VlmRow};
 pub use text::{Notation, Question, Task, Templates};
 
 /// Rows whose pictures are made together (a few tens of MB of PNGs at most).
@@ -44,15 +44,6 @@ pub const CHUNK: usize = 2048;
 
 /// The kept rows as sorted `(shard, row)` ordinals; `None` keeps every row that passes `--tag`.
 pub use crate::stages::draw::Kept;
-
-/// The splits an export writes: train and val ([`super::SPLITS`]), or test alone (`--split test`).
-pub fn split_names(opt: &VlmOptions) -> &'static [&'static str] {
-    if opt.test {
-        &["test"]
-    } else {
-        &super::SPLITS
-    }
-}
 
 /// The draw of `opt` (its [`split_names`]).
 fn draw(opt: &VlmOptions) -> Draw<'_> {

@@ -132,6 +132,15 @@ impl VlmOptions {
     }
 }
 
+/// The splits an export writes: train and val ([`super::super::SPLITS`]), or test alone (`--split test`).
+pub fn split_names(opt: &VlmOptions) -> &'static [&'static str] {
+    if opt.test {
+        &["test"]
+    } else {
+        &super::super::SPLITS
+    }
+}
+
 /// Parses `--mix next-move=0.8,transcribe=0.1,tactics=0.1`.
 pub fn parse_mix(s: &str) -> Result<Vec<(Task, f64)>, String> {
     let mut v: Vec<(Task, f64)> = Vec::new();
