@@ -306,3 +306,52 @@ def test_html_report_page(kibo, eval_set, tmp_path, browser):
     bar = page.locator("figure.plot rect.bar[data-key='row_flip']").first
     assert int(bar.get_attribute("data-count")) == rep["next-move"]["errors"]["row_flip"]
     assert bar.bounding_box()["width"] > 10
+
+
+def test_engine_figures_from_a_labels_table(kibo, sample_out, tmp_path):
+    """A labels table (docs/schema.md, `labels`) written here in the positions' own frame:
+    KataGo's list has the move played first for a third of the rows, fifth for a third,
+    seventh for the rest, each listed move with the side to move's lead 10 − its place.
+    The true answers then give engine_top1 a third, engine_top5 two thirds, every answer
+    in the list, and the mean score loss of the places: through the set's eight symmetries."""
+    import pyarrow as pa
+    import shutil
+    out = tmp_path / "out"
+    shutil.copytree(sample_out, out)
+    dest = export(kibo, out, tmp_path / "set", "--mix", "next-move=1")
+    samples = pq.read_table(out / "samples", columns=["game_id", "move_number", "move", "to_play", "split"]).to_pylist()
+    top_type = pa.struct([("move", pa.utf8()), ("prior", pa.float32()), ("visits", pa.uint32()),
+                          ("winrate_black", pa.float32()), ("score_lead_black", pa.float32())])
+    cols = {k: [] for k in ["game_id", "move_number", "split", "engine_move", "engine_move_index", "winrate_black",
+                            "score_lead_black", "score_stdev", "visits", "engine_top", "sent"]}
+    place_of = {}
+    for k, s in enumerate(r for r in samples if r["split"] == "test"):
+        place = [0, 4, 6][k % 3]
+        others = [(s["move"] + 1 + t) % 361 for t in range(7)]
+        moves = others[:place] + [s["move"]] + others[place:6]
+        sign = 1 if s["to_play"] == 1 else -1
+        top = [{"move": gtp(None if m == 361 else divmod(m, N)), "prior": 0.1, "visits": 1, "winrate_black": 0.5,
+                "score_lead_black": sign * (10.0 - j)} for j, m in enumerate(moves)]
+        place_of[f"{s['game_id']}-{s['move_number']}"] = place
+        for key, v in [("game_id", s["game_id"]), ("move_number", s["move_number"]), ("split", "test"),
+                       ("engine_move", top[0]["move"]), ("engine_move_index", moves[0]), ("winrate_black", 0.5),
+                       ("score_lead_black", 10.0 * sign), ("score_stdev", 1.0), ("visits", 1), ("engine_top", top),
+                       ("sent", "history")]:
+            cols[key].append(v)
+    types = {"move_number": pa.uint16(), "engine_move_index": pa.uint16(), "winrate_black": pa.float32(),
+             "score_lead_black": pa.float32(), "score_stdev": pa.float32(), "visits": pa.uint32(),
+             "engine_top": pa.list_(top_type)}
+    (out / "labels").mkdir()
+    pq.write_table(pa.table({k: pa.array(v, types.get(k, pa.utf8())) for k, v in cols.items()}),
+                   out / "labels" / "part-00000.parquet", compression="zstd")
+    rows = rows_of(dest)
+    assert {r["symmetry"] for r in rows} != {0}
+    rep = run_eval(kibo, dest, [{"id": r["id"], "answer": r["answer"]} for r in rows], tmp_path)
+    nm = rep["next-move"]
+    places = [place_of[r["id"]] for r in rows]
+    assert rep["labels"] and nm["labelled"] == len(rows)
+    assert nm["engine_top1"]["count"] == places.count(0)
+    assert nm["engine_top5"]["count"] == places.count(0) + places.count(4)
+    assert nm["in_engine_list"]["count"] == len(rows)
+    assert nm["score_loss"]["n"] == len(rows)
+    assert abs(nm["score_loss"]["mean"] - sum(places) / len(places)) < 1e-5, (nm["score_loss"], sum(places) / len(places))
