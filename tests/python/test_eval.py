@@ -224,6 +224,12 @@ def test_each_prediction_shape_scores_the_same(kibo, eval_set, sample_out, tmp_p
         swift.append({**row, "response": a})
     rep = run_eval(kibo, eval_set, list(reversed(swift)), tmp_path)
     assert rep["shape"] == "swift" and task_objects(rep) == task_objects(base)
+    # ms-swift's result without the row's ids: in the set's order, `labels` the set's answers.
+    bare = [{"messages": [], "response": a, "labels": r["answer"]} for r, a in zip(rows, answers)]
+    rep = run_eval(kibo, eval_set, bare, tmp_path)
+    assert rep["shape"] == "swift" and task_objects(rep) == task_objects(base)
+    r = run_eval(kibo, eval_set, list(reversed(bare)), tmp_path, check=False)
+    assert r.returncode == 2 and "labels differ" in r.stderr, r.stderr
     # The Qwen layout's set: the same rows, ids in its JSONL.
     qwen = export(kibo, sample_out, tmp_path / "qwen", "--layout", "qwen")
     lines = [json.loads(x) for x in (qwen / "test.jsonl").read_text().splitlines()]

@@ -3,7 +3,8 @@
 //! * `{"id": ..., "answer": ...}` a line (any order);
 //! * LLaMA-Factory's `generated_predictions.jsonl`: `prompt`, `predict`, `label`, one a
 //!   row in the set's order (its `label` must be the set's answer);
-//! * ms-swift's inference result: the row's own fields (its `id`) and `response`.
+//! * ms-swift's inference result: the row's own fields (its `id`) and `response`; without
+//!   ids, one a row in the set's order (its `labels` must be the set's answer).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -66,16 +67,23 @@ pub fn read(path: &Path, rows: &[Row]) -> anyhow::Result<Predictions> {
         .into());
     }
     let answers = match shape {
-        Shape::LlamaFactory => by_order(path, &lines, rows)?,
+        Shape::LlamaFactory => by_order(path, &lines, rows, "predict", "label")?,
         Shape::Ids => by_id(path, &lines, rows, "answer")?,
+        Shape::Swift if lines.iter().all(|v| id_of(v).is_none()) => by_order(path, &lines, rows, "response", "labels")?,
         Shape::Swift => by_id(path, &lines, rows, "response")?,
     };
     Ok(Predictions { answers, shape })
 }
 
-/// LLaMA-Factory's lines, in the set's order: as many as the set has rows, each `label`
-/// the row's answer.
-fn by_order(path: &Path, lines: &[serde_json::Value], rows: &[Row]) -> anyhow::Result<Vec<Option<String>>> {
+/// Lines in the set's order (LLaMA-Factory's; ms-swift's without ids): as many as the set
+/// has rows, each `label` (when present) the row's answer, the answer under `key`.
+fn by_order(
+    path: &Path,
+    lines: &[serde_json::Value],
+    rows: &[Row],
+    key: &str,
+    label: &str,
+) -> anyhow::Result<Vec<Option<String>>> {
     if lines.len() != rows.len() {
         return Err(Refused(format!(
             "{} has {} predictions in the set's order, the set {} rows: the file is not this set's",
@@ -86,7 +94,7 @@ fn by_order(path: &Path, lines: &[serde_json::Value], rows: &[Row]) -> anyhow::R
         .into());
     }
     let wrong: Vec<usize> = (0..rows.len())
-        .filter(|&k| lines[k]["label"].as_str().is_some_and(|l| l.trim() != rows[k].answer.trim()))
+        .filter(|&k| lines[k][label].as_str().is_some_and(|l| l.trim() != rows[k].answer.trim()))
         .collect();
     if let Some(&first) = wrong.first() {
         return Err(Refused(format!(
@@ -96,12 +104,12 @@ fn by_order(path: &Path, lines: &[serde_json::Value], rows: &[Row]) -> anyhow::R
             wrong.len(),
             rows.len(),
             first + 1,
-            lines[first]["label"].as_str().unwrap_or_default(),
+            lines[first][label].as_str().unwrap_or_default(),
             rows[first].answer
         ))
         .into());
     }
-    Ok(lines.iter().map(|v| text_of(&v["predict"])).collect())
+    Ok(lines.iter().map(|v| text_of(&v[key])).collect())
 }
 
 /// The id of a line: `id`, else `<game_id>-<move_number>` (a row of an older export).
