@@ -142,24 +142,23 @@ def test_transformed_answers_are_named(kibo, eval_set, tmp_path, name):
     want = {"next-move": {}, "transcribe": {}}
     for r in rows:
         ans = r["answer"]
+        def count(task, truth, answer, expected):
+            if answer == truth:
+                same[task] += 1
+            else:
+                k = expected(truth, answer, name)
+                want[task][k] = want[task].get(k, 0) + 1
+
         if r["task"] == "next-move":
             t = point(ans)
             m = None if t is None else move_f(*t)
             ans = gtp(m)
-            if m == t:
-                same["next-move"] += 1
-            else:
-                k = expected_move_class(t, m, name)
-                want["next-move"][k] = want["next-move"].get(k, 0) + 1
+            count("next-move", t, m, expected_move_class)
         elif r["task"] == "transcribe":
             t = board_of(ans)
             b = board_f(t)
             ans = text_of(b)
-            if b == t:
-                same["transcribe"] += 1
-            else:
-                k = expected_board_class(t, b, name)
-                want["transcribe"][k] = want["transcribe"].get(k, 0) + 1
+            count("transcribe", t, b, expected_board_class)
         preds.append({"id": r["id"], "answer": ans})
     rep = run_eval(kibo, eval_set, preds, tmp_path)
     for task, rate in [("next-move", "top1"), ("transcribe", "exact")]:
