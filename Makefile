@@ -21,7 +21,7 @@ KGS    ?= $(SHARED)/dev/kgs-2001-archive
 INPUT_FLAGS := $(foreach i,$(INPUT),--input $(i)) $(if $(LICENCE),--licence '$(LICENCE)',)
 THREAD_FLAGS := $(if $(THREADS),--threads $(THREADS),)
 
-.PHONY: label katago ladder-compare test-train spark spark-check bench-spark bench-scale bench-compare lint debs fuzz all build run filter split sample stats test test-rust test-polars test-python bench venv clean
+.PHONY: label eval-baselines katago ladder-compare test-train spark spark-check bench-spark bench-scale bench-compare lint debs fuzz all build run filter split sample stats test test-rust test-polars test-python bench venv clean
 
 all: build
 
@@ -168,6 +168,16 @@ N ?= 20000
 ladder-compare: build katago venv
 	@test -n "$(NPZ)" || { echo "ladder-compare: OUT=<kibo run output> NPZ=<kibo export katago folder> are required"; exit 2; }
 	$(PY) checks/ladder_compare.py $(OUT) $(NPZ) --cpp --features-py $(N)
+
+## Baselines of `kibo eval` (docs/eval.md; figures in docs/results/eval.md): a random legal
+## move, the example policy net (MINUTES of training; needs `make venv`'s kibo package), KataGo's
+## first move at one visit (when OUT/labels exists), the move most played from the position in
+## the train split of ND (a dedup-off run of the same corpus, when given), constant answers.
+## make eval-baselines OUT=<kibo run output> SET=<kibo export vlm --split test> [ND=DIR] [MINUTES=3] [SKIP=policy-net]
+MINUTES ?= 3
+eval-baselines: build
+	$(PY) checks/eval_baselines.py --kibo $(KIBO) --out $(OUT) --set $(SET) $(if $(ND),--nodedup $(ND)) \
+	  --work $(SET)-baselines --minutes $(MINUTES) $(if $(SKIP),--skip $(SKIP))
 
 ## Extra packages of the trainer tests (TRL, transformers, torchvision, ...), installed when
 ## the list changes.

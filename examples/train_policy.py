@@ -3,8 +3,14 @@ printing top-1 accuracy on the validation split.
 
     make run PIPELINE=pipelines/dev.toml OUT=out/dev      # the dev corpus's shards
     .venv/bin/python examples/train_policy.py out/dev --minutes 3
+
+With `--predict-set SET --predictions FILE` it then writes its top move for every
+next-move row of an evaluation set (`kibo export vlm --split test --to SET`) as
+`{"id", "answer"}` lines, for `kibo eval --set SET --predictions FILE` (docs/eval.md).
 """
 import argparse
+import json
+import pathlib
 import time
 
 import torch
@@ -45,6 +51,42 @@ def accuracy(net, out, features, limit):
     return right / max(total, 1), total
 
 
+COLS = "ABCDEFGHJKLMNOPQRST"
+
+
+def gtp(index, s):
+    """GTP text of move `index` (361: pass) under the set row's symmetry `s` (kibo's
+    coord::symmetry: bit 0 flips rows, bit 1 columns, bit 2 transposes, flips first)."""
+    if index >= 361:
+        return "pass"
+    r, c = divmod(index, 19)
+    r, c = (18 - r if s & 1 else r), (18 - c if s & 2 else c)
+    r, c = (c, r) if s & 4 else (r, c)
+    return f"{COLS[c]}{19 - r}"
+
+
+def predict(net, out, features, set_dir, path):
+    """The net's top move for each next-move row of the evaluation set in `set_dir`."""
+    import pyarrow.parquet as pq
+    rows = pq.read_table(pathlib.Path(set_dir) / "test", columns=["id", "task", "game_id", "move_number", "symmetry"])
+    want = {(r["game_id"], r["move_number"]): r for r in rows.to_pylist() if r["task"] == "next-move"}
+    net.eval()
+    written = 0
+    with torch.no_grad(), open(path, "w") as f:
+        for b in ShardDataset(out, split="test", features=features, symmetries=False, shuffle_buffer=1,
+                              batch_size=512, policy="played"):
+            keys = [(g, int(m)) for g, m in zip(b["game_id"], b["move_number"])]
+            if not any(k in want for k in keys):
+                continue
+            pred = net(torch.from_numpy(b["spatial"])).argmax(1).tolist()
+            for k, p in zip(keys, pred):
+                r = want.get(k)
+                if r is not None:
+                    f.write(json.dumps({"id": r["id"], "answer": gtp(p, r["symmetry"])}) + "\n")
+                    written += 1
+    print(f"predictions: {written} of {len(want)} next-move rows written to {path}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out", help="kibo output folder (its samples/ shards)")
@@ -53,6 +95,8 @@ def main():
     ap.add_argument("--batch-size", type=int, default=256)
     ap.add_argument("--val-positions", type=int, default=20000)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--predict-set", help="an evaluation set (kibo export vlm --split test) to answer")
+    ap.add_argument("--predictions", help="where to write the answers ({\"id\", \"answer\"} lines)")
     a = ap.parse_args()
     torch.manual_seed(a.seed)
     data = ShardDataset(a.out, split="train", features=a.features, shuffle_buffer=50000, seed=a.seed,
@@ -76,6 +120,8 @@ def main():
     train_s = time.time() - start
     acc, n = accuracy(net, a.out, a.features, a.val_positions)
     print(f"validation top-1 accuracy: {acc:.3f} on {n} positions, after {seen} training positions in {train_s:.0f} s")
+    if a.predict_set:
+        predict(net, a.out, a.features, a.predict_set, a.predictions or "predictions.jsonl")
 
 
 if __name__ == "__main__":

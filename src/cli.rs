@@ -47,16 +47,33 @@ enum Cmd {
     /// KataGo's reading of drawn positions (the rows `kibo export vlm` draws with the same
     /// seed, limit and tags) as the table DIR/labels/ (docs/labels.md).
     Label(LabelArgs),
+    /// Score a model's answers to an evaluation set (`kibo export vlm --split test`):
+    /// every rate with its 95% interval, the coordinate errors named (docs/eval.md).
+    Eval {
+        /// The evaluation set (DEST of `kibo export vlm --split test`).
+        #[arg(long)]
+        set: PathBuf,
+        /// The answers: JSONL of {"id", "answer"}, LLaMA-Factory's generated_predictions.jsonl
+        /// or ms-swift's inference result.
+        #[arg(long)]
+        predictions: PathBuf,
+        /// Write the JSON report here.
+        #[arg(long)]
+        report: Option<PathBuf>,
+        /// Write the HTML report here.
+        #[arg(long)]
+        html: Option<PathBuf>,
+    },
 }
 
 /// The seeded row draw (`stages::draw`) that `kibo export vlm` and `kibo label` share.
 #[derive(Args, Debug)]
 struct DrawArgs {
     /// Rows to draw, a seeded draw spread over games, move numbers and splits (0: every
-    /// row of the splits). `kibo label` with the same limit, seed and tags draws the rows
-    /// `kibo export vlm` draws.
-    #[arg(long, default_value_t = 100_000)]
-    limit: u64,
+    /// row of the splits) [default: 100000; `kibo export vlm --split test`: 10000].
+    /// `kibo label` with the same limit, seed and tags draws the rows `kibo export vlm` draws.
+    #[arg(long)]
+    limit: Option<u64>,
     /// Seed of the draw (and of the VLM rows' tasks and symmetries; default: pipeline.seed).
     #[arg(long)]
     seed: Option<u64>,
@@ -167,9 +184,10 @@ struct VlmArgs {
     /// Answers and prompts in gtp (Q16) or sgf (pd) notation.
     #[arg(long)]
     notation: Option<crate::stages::export::vlm::Notation>,
-    /// Tasks and their shares, e.g. next-move=0.8,transcribe=0.1,tactics=0.1.
-    #[arg(long, default_value = "next-move=1")]
-    mix: String,
+    /// Tasks and their shares, e.g. next-move=0.8,transcribe=0.1,tactics=0.1,judge=0.1
+    /// [default: next-move=1; next-move=0.2,transcribe=0.2,tactics=0.6 with --split test].
+    #[arg(long)]
+    mix: Option<String>,
     /// 1 (the position as played) or 8 (one of the eight board symmetries a row, applied
     /// to the picture, the marks and the answer together).
     #[arg(long, default_value_t = 1)]
@@ -192,6 +210,10 @@ struct VlmArgs {
     /// Rows per Parquet file.
     #[arg(long, default_value_t = 10_000)]
     rows_per_file: usize,
+    /// train,val (the training set) or test (an evaluation set for `kibo eval`; its
+    /// default draw: --limit 10000 and --mix next-move=0.2,transcribe=0.2,tactics=0.6).
+    #[arg(long, default_value = "train,val")]
+    split: String,
 }
 
 /// The steps of `kibo part` (`stages::part`): the Spark job runs them; each reads and
@@ -710,7 +732,7 @@ fn label_part(a: LabelArgs, part: Option<(usize, usize)>) -> anyhow::Result<i32>
     label::split_names(&a.splits).map_err(|e| SetupError(format!("{e:#}")))?;
     let opt = label::LabelOptions {
         splits: a.splits.clone(),
-        limit: a.draw.limit,
+        limit: a.draw.limit.unwrap_or(100_000),
         seed: a.draw.seed.unwrap_or(r.cfg.pipeline.seed),
         tags: a.draw.tags.clone(),
         policy: a.policy,
@@ -757,6 +779,18 @@ fn label_part(a: LabelArgs, part: Option<(usize, usize)>) -> anyhow::Result<i32>
     Ok(Exit::Ok as i32)
 }
 
+/// `kibo eval`: the set and the predictions checked (exit 2) before anything is written.
+fn eval(set: PathBuf, predictions: PathBuf, report: Option<PathBuf>, html: Option<PathBuf>) -> anyhow::Result<i32> {
+    use crate::stages::eval;
+    let opt = eval::EvalOptions { set, predictions, report, html };
+    let r = eval::run(&opt).map_err(|e| match e.downcast::<eval::Refused>() {
+        Ok(r) => SetupError(r.0).into(),
+        Err(e) => e,
+    })?;
+    println!("{}", eval::summary(&r));
+    Ok(Exit::Ok as i32)
+}
+
 /// `kibo export vlm`: options checked before anything is written.
 fn export_vlm(a: VlmArgs) -> anyhow::Result<i32> {
     use crate::stages::export::vlm;
@@ -765,12 +799,21 @@ fn export_vlm(a: VlmArgs) -> anyhow::Result<i32> {
     if let Some(s) = &a.system {
         templates.system = s.clone();
     }
+    let test = match a.split.as_str() {
+        "train,val" => false,
+        "test" => true,
+        other => return setup(format!("--split {other:?}: expected train,val or test")),
+    };
+    // The evaluation set's documented default draw (docs/eval.md).
+    let limit = a.draw.limit.unwrap_or(if test { 10_000 } else { 100_000 });
+    let mix = a.mix.as_deref().unwrap_or(if test { "next-move=0.2,transcribe=0.2,tactics=0.6" } else { "next-move=1" });
     let opt = vlm::VlmOptions {
         to: a.export.to.clone(),
         layout: a.layout,
-        limit: a.draw.limit,
+        limit,
         seed: a.draw.seed.unwrap_or(r.cfg.pipeline.seed),
         tags: a.draw.tags.clone(),
+        test,
         cell_px: a.cell_px,
         notation: match (a.answer.as_str(), a.notation) {
             ("gtp" | "sgf", Some(n)) if n != a.answer.parse().map_err(SetupError)? => {
@@ -780,7 +823,7 @@ fn export_vlm(a: VlmArgs) -> anyhow::Result<i32> {
             (_, n) => n.unwrap_or_default(),
         },
         answer_from: if a.answer == "engine" { vlm::AnswerFrom::Engine } else { vlm::AnswerFrom::Human },
-        mix: vlm::parse_mix(&a.mix).map_err(SetupError)?,
+        mix: vlm::parse_mix(mix).map_err(SetupError)?,
         symmetries: a.symmetries,
         last_moves: a.last_moves,
         last_move_marker: !a.no_last_move_marker,
@@ -810,9 +853,8 @@ fn export_vlm(a: VlmArgs) -> anyhow::Result<i32> {
         .map(|(t, n)| format!("{} {n}", t.name()))
         .collect();
     eprintln!(
-        "export vlm: {} train and {} val rows ({}) of {} candidates, {}x{} px pictures of {:.1} KB on average, {} files in {}, {:.1} s",
-        rep.rows[0],
-        rep.rows[1],
+        "export vlm: {} rows ({}) of {} candidates, {}x{} px pictures of {:.1} KB on average, {} files in {}, {:.1} s",
+        if test { format!("{} test", rep.rows[0]) } else { format!("{} train and {} val", rep.rows[0], rep.rows[1]) },
         tasks.join(", "),
         rep.candidates,
         rep.picture_px,
@@ -847,6 +889,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             Ok(code)
         }
         Cmd::Label(a) => label(a),
+        Cmd::Eval { set, predictions, report, html } => eval(set, predictions, report, html),
         Cmd::Split(a) => {
             let r = resolve(&a, &[], None)?;
             if !r.out.join("games").is_dir() {

@@ -989,6 +989,18 @@ impl Board {
         }
     }
 
+    /// Sets the simple-ko ban of a position read back from its stones (a sample's
+    /// `ko_point`): `c` may not play at `p` on the next move; `None` clears it.
+    pub fn set_ko(&mut self, ban: Option<(Point, Color)>) {
+        match ban.and_then(|(p, c)| loc_of(p).map(|l| (l, c))) {
+            Some((l, c)) => {
+                self.ko_loc = l as u16;
+                self.ko_color = c as u8;
+            }
+            None => self.ko_loc = 0,
+        }
+    }
+
     /// Removes the ko point (as a pass does), leaving everything else unchanged.
     #[inline]
     pub fn clear_ko(&mut self) {

@@ -32,6 +32,12 @@ pub fn row_key(seed: u64, game_id: &str, move_number: u16) -> [u8; 16] {
     k
 }
 
+/// A row's stable id in every export and in `kibo eval`: `<game_id>-<move_number>`
+/// (unique: a game gives a position at most once a move number).
+pub fn row_id(game_id: &str, move_number: u16) -> String {
+    format!("{game_id}-{move_number}")
+}
+
 /// The split names a draw may take, in the order their shards are read.
 pub const ALL_SPLITS: [&str; 3] = ["train", "val", "test"];
 

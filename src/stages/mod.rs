@@ -3,6 +3,7 @@
 pub mod card;
 pub mod convert;
 pub mod draw;
+pub mod eval;
 pub mod export;
 pub mod filter;
 pub mod inspect;

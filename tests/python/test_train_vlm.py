@@ -8,7 +8,9 @@ a list of PIL images (the Parquet schema's `huggingface` metadata says so). Then
 downloaded: `Qwen2VLForConditionalGeneration`, a word-level tokenizer trained on the
 export's own text, Qwen2-VL's special tokens and a chat template of the same shape) on
 CPU for a few steps over a small fixed subset: every logged loss is finite and the loss
-falls (mean of the last 3 logged losses below the mean of the first 3).
+falls (mean of the last 3 logged losses below the mean of the first 3). The trained model
+then answers 50 rows of the sample's evaluation set (`kibo export vlm --split test`)
+with `generate`, and `kibo eval` scores them (docs/eval.md).
 
 How TRL 1.16.0 reads the rows (trl/trainer/sft_trainer.py, trl/data_utils.py):
 * a train dataset with an `images` (or `image`) column is a vision dataset: the dataset is
@@ -30,6 +32,7 @@ How TRL 1.16.0 reads the rows (trl/trainer/sft_trainer.py, trl/data_utils.py):
   and the model is trained on a stray "<image>" string. Hence `--no-image-tag` here.
   Content already given as typed blocks would be used as is.
 """
+import json
 import math
 import os
 import pathlib
@@ -120,8 +123,45 @@ def _model(tokenizer):
     return Qwen2VLForConditionalGeneration(config)
 
 
+EVAL_ROWS = 50           # test rows the trained model answers, scored by `kibo eval`
+
+
+def _generate_and_score(kibo, sample_out, model, processor, tmp_path):
+    """The trained model answers EVAL_ROWS rows of an evaluation set (`kibo export vlm
+    --split test`) with `generate`; `kibo eval` scores them (the figures mean nothing for
+    a 16-step model: the loop from a set to a report is the point)."""
+    import datasets
+    import torch
+
+    dest = tmp_path / "eval-set"
+    subprocess.run([kibo, "export", "vlm", "--out", str(sample_out), "--to", str(dest), "--split", "test",
+                    "--limit", str(EVAL_ROWS), "--cell-px", str(CELL_PX), "--seed", str(SEED), "--no-image-tag", "-q"],
+                   cwd=ROOT, check=True)
+    test = datasets.load_dataset(str(dest), cache_dir=str(tmp_path / "hf-cache-test"))["test"]
+    assert test.num_rows == EVAL_ROWS, test
+    model.eval()
+    preds = tmp_path / "predictions.jsonl"
+    with open(preds, "w") as f, torch.no_grad():
+        for row in test:
+            user = [m for m in row["messages"] if m["role"] != "assistant"]
+            user[-1] = {"role": "user", "content": [{"type": "image"}, {"type": "text", "text": user[-1]["content"]}]}
+            text = processor.apply_chat_template(user, add_generation_prompt=True, tokenize=False)
+            inputs = processor(text=[text], images=row["images"], return_tensors="pt")
+            out = model.generate(**inputs, max_new_tokens=4, do_sample=False)
+            answer = processor.tokenizer.decode(out[0, inputs["input_ids"].shape[1]:], skip_special_tokens=True)
+            f.write(json.dumps({"id": row["id"], "answer": answer}) + "\n")
+    report = tmp_path / "eval.json"
+    r = subprocess.run([kibo, "eval", "--set", str(dest), "--predictions", str(preds), "--report", str(report)],
+                       cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(report.read_text())
+    print(r.stdout)
+    assert rep["rows"] == EVAL_ROWS and rep["answered"] == EVAL_ROWS and rep["shape"] == "ids", rep
+    assert sum(rep[t]["n"] for t in ("next-move", "transcribe", "tactics")) == EVAL_ROWS, rep
+
+
 @pytest.mark.train
-def test_sft_trainer_trains_qwen2_vl(vlm_data, tmp_path):
+def test_sft_trainer_trains_qwen2_vl(vlm_data, kibo, sample_out, tmp_path):
     torch = pytest.importorskip("torch")
     datasets = pytest.importorskip("datasets")
     trl = pytest.importorskip("trl", reason="trl is not in this venv (tests/python/requirements-train.txt)")
@@ -189,3 +229,4 @@ def test_sft_trainer_trains_qwen2_vl(vlm_data, tmp_path):
     assert all(math.isfinite(x) for x in losses), losses
     first, last = sum(losses[:3]) / 3, sum(losses[-3:]) / 3
     assert last < first, (first, last, losses)
+    _generate_and_score(kibo, sample_out, model, processor, tmp_path)

@@ -30,12 +30,22 @@ use parquet::file::properties::WriterProperties;
 use parquet::schema::types::ColumnPath;
 use serde_json::json;
 
-use super::options::{Layout, VlmOptions, VlmReport, VlmRow};
+use super::options::{split_names, Layout, VlmOptions, VlmReport, VlmRow};
 use super::text::{Notation, Task};
 
 /// The names the export owns in DEST (either layout's): an export replaces them all.
-const OWNED: [&str; 8] =
-    ["train", "val", "images", "train.jsonl", "val.jsonl", "README.md", "dataset_info.json", "vlm.json"];
+const OWNED: [&str; 10] = [
+    "train",
+    "val",
+    "test",
+    "images",
+    "train.jsonl",
+    "val.jsonl",
+    "test.jsonl",
+    "README.md",
+    "dataset_info.json",
+    "vlm.json",
+];
 const STAGING: &str = ".tmp-vlm";
 
 /// The staging folder `DEST/.tmp-vlm/`: everything is written there, then moved into
@@ -129,6 +139,7 @@ fn columns() -> Vec<(Field, String)> {
         (utf8("source"), value("string")),
         (utf8("split"), value("string")),
         (list_of("tags", DataType::Utf8), format!(r#"{{"_type":"List","feature":{STRING}}}"#)),
+        (utf8("id"), value("string")),
     ]
 }
 
@@ -162,7 +173,8 @@ fn properties(schema: &Schema) -> WriterProperties {
 const ROW_GROUP: usize = 512;
 
 /// The rows of one batch as Arrow arrays, in [`schema`]'s order.
-fn batch(schema: &SchemaRef, rows: &[VlmRow], image_tag: bool) -> anyhow::Result<RecordBatch> {
+fn batch(schema: &SchemaRef, rows: &[VlmRow], opt: &VlmOptions) -> anyhow::Result<RecordBatch> {
+    let image_tag = opt.image_tag;
     let mut images = ListBuilder::new(StructBuilder::from_fields(image_fields(), rows.len()))
         .with_field(Arc::new(Field::new("item", DataType::Struct(image_fields()), true)));
     let mut messages = ListBuilder::new(StructBuilder::from_fields(message_fields(), rows.len() * 3))
@@ -170,6 +182,7 @@ fn batch(schema: &SchemaRef, rows: &[VlmRow], image_tag: bool) -> anyhow::Result
     let mut tags =
         ListBuilder::new(StringBuilder::new()).with_field(Arc::new(Field::new("item", DataType::Utf8, true)));
     let mut strs: Vec<StringBuilder> = (0..9).map(|_| StringBuilder::new()).collect();
+    let mut ids = StringBuilder::new();
     let (mut sym, mut mn) = (UInt8Builder::new(), UInt16Builder::new());
     for r in rows {
         let s = images.values();
@@ -194,11 +207,12 @@ fn batch(schema: &SchemaRef, rows: &[VlmRow], image_tag: bool) -> anyhow::Result
             Some(if r.to_play == 2 { "white" } else { "black" }),
             Some(r.game_id.as_str()),
             Some(r.source.as_str()),
-            Some(super::super::SPLITS[r.split]),
+            Some(split_names(opt)[r.split]),
         ];
         for (b, t) in strs.iter_mut().zip(texts) {
             b.append_option(t);
         }
+        ids.append_value(crate::stages::draw::row_id(&r.game_id, r.move_number));
         sym.append_value(r.symmetry);
         mn.append_value(r.move_number);
         for t in &r.tags {
@@ -223,6 +237,7 @@ fn batch(schema: &SchemaRef, rows: &[VlmRow], image_tag: bool) -> anyhow::Result
         next(),
         next(),
         Arc::new(tags.finish()),
+        Arc::new(ids.finish()),
     ];
     Ok(RecordBatch::try_new(schema.clone(), arrays)?)
 }
@@ -275,7 +290,7 @@ impl ParquetSplit {
         if self.current.is_none() {
             self.open()?;
         }
-        let b = batch(&self.schema, &self.pending, opt.image_tag)?;
+        let b = batch(&self.schema, &self.pending, opt)?;
         let (w, n) = self.current.as_mut().expect("invariant: opened above");
         w.write(&b)?;
         w.flush()?;
@@ -343,6 +358,7 @@ impl QwenSplit {
             "move_number": r.move_number,
             "source": r.source,
             "tags": r.tags,
+            "id": crate::stages::draw::row_id(&r.game_id, r.move_number),
         });
         serde_json::to_writer(&mut self.jsonl, &line)?;
         self.jsonl.write_all(b"\n")?;
@@ -367,7 +383,7 @@ impl Writer {
                 let schema = schema();
                 let props = properties(&schema);
                 let mut v = Vec::new();
-                for name in super::super::SPLITS {
+                for name in split_names(opt) {
                     let dir = root.join(name);
                     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
                     v.push(ParquetSplit {
@@ -383,7 +399,7 @@ impl Writer {
             }
             Layout::Qwen => {
                 let mut v = Vec::new();
-                for name in super::super::SPLITS {
+                for name in split_names(opt) {
                     let path = root.join(format!("{name}.jsonl"));
                     let f = File::create(&path).with_context(|| format!("creating {}", path.display()))?;
                     v.push(QwenSplit { root: root.clone(), name, jsonl: BufWriter::new(f) });
@@ -409,7 +425,7 @@ impl Writer {
 
     /// Closes every file and writes the card, `dataset_info.json` and `vlm.json`;
     /// returns the number of data files.
-    pub fn finish(self, rep: &VlmReport) -> anyhow::Result<usize> {
+    pub fn finish(self, rep: &VlmReport, out: &Path) -> anyhow::Result<usize> {
         let (files, opt, root) = match self.0 {
             Splits::Parquet(v, opt, root) => {
                 let mut n = 0;
@@ -429,9 +445,18 @@ impl Writer {
         let write = |name: &str, text: String| -> anyhow::Result<()> {
             std::fs::write(root.join(name), text).with_context(|| format!("writing {name}"))
         };
-        write("dataset_info.json", pretty(&dataset_info(opt.layout, rep.rows))?)?;
+        write("dataset_info.json", pretty(&dataset_info(opt.layout, rep.rows, opt.test))?)?;
         write("README.md", card(&opt, rep))?;
-        write("vlm.json", pretty(&summary(&opt, rep, files))?)?;
+        let mut sum = summary(&opt, rep, files);
+        if opt.test {
+            // An evaluation set: its split, and the output folder `kibo eval` reads the
+            // positions (and the engine's labels) from.
+            let out = std::fs::canonicalize(out).unwrap_or_else(|_| out.to_path_buf());
+            sum["split"] = json!("test");
+            sum["rows"] = json!({"test": rep.rows[0]});
+            sum["out"] = json!(out.to_string_lossy());
+        }
+        write("vlm.json", pretty(&sum)?)?;
         Ok(files)
     }
 }
@@ -452,10 +477,11 @@ fn listed(rows: [u64; 2]) -> Vec<usize> {
 }
 
 /// LLaMA-Factory's `dataset_info.json`: one entry a split with rows, ShareGPT formatting.
-pub fn dataset_info(layout: Layout, rows: [u64; 2]) -> serde_json::Value {
+pub fn dataset_info(layout: Layout, rows: [u64; 2], test: bool) -> serde_json::Value {
     let mut m = serde_json::Map::new();
     for s in listed(rows) {
-        let (split, name) = [("train", "kibo_go_train"), ("val", "kibo_go_val")][s];
+        let (split, name) =
+            if test { ("test", "kibo_go_test") } else { [("train", "kibo_go_train"), ("val", "kibo_go_val")][s] };
         let entry = match layout {
             Layout::Parquet => json!({
                 "file_name": split,
@@ -514,7 +540,7 @@ fn summary(opt: &VlmOptions, rep: &VlmReport, files: usize) -> serde_json::Value
 fn card(opt: &VlmOptions, rep: &VlmReport) -> String {
     let mut configs = String::from("configs:\n- config_name: default\n  data_files:\n");
     for s in listed(rep.rows) {
-        let (name, hf) = [("train", "train"), ("val", "validation")][s];
+        let (name, hf) = if opt.test { ("test", "test") } else { [("train", "train"), ("val", "validation")][s] };
         let path = match opt.layout {
             Layout::Parquet => format!("{name}/*.parquet"),
             Layout::Qwen => format!("{name}.jsonl"),
@@ -526,13 +552,16 @@ fn card(opt: &VlmOptions, rep: &VlmReport) -> String {
     format!(
         "---\n{configs}task_categories:\n- image-text-to-text\ntags:\n- go\n- baduk\n- kibo\n---\n\
 # Go board pictures and chat turns (kibo export vlm)\n\n\
-{train} train and {val} validation rows. Each row: a {side}×{side} px picture of a 19×19 board \
+{counts}. Each row: a {side}×{side} px picture of a 19×19 board \
 ({cell} px a cell: {tokens} visual tokens of {cell}×{cell} px, each intersection in the middle of its own), \
 a prompt and its answer ({notation} notation). Columns labelled A–T without I, rows 1–19 with 19 at the top.\n\n\
 Written by `kibo export vlm` (layout `{layout}`, seed {seed}); the options and counts are in `vlm.json`, \
 the picture's geometry and the templates in kibo's docs/vlm.md.\n",
-        train = rep.rows[0],
-        val = rep.rows[1],
+        counts = if opt.test {
+            format!("{} test rows (an evaluation set for `kibo eval`)", rep.rows[0])
+        } else {
+            format!("{} train and {} validation rows", rep.rows[0], rep.rows[1])
+        },
         cell = opt.cell_px,
         notation = match opt.notation {
             Notation::Gtp => "GTP",

@@ -36,7 +36,7 @@ use crate::coord::{symmetry, symmetry_index, Move, Point, NN};
 use crate::stages::draw::{row_key, shards, Draw, KeptFilter};
 use crate::tables::Cols;
 use crate::verify::{BoardMarkers, BoardPainter, Style};
-pub use options::{parse_mix, AnswerFrom, Layout, VlmOptions, VlmReport, VlmRow};
+pub use options::{parse_mix, split_names, AnswerFrom, Layout, VlmOptions, VlmReport, VlmRow};
 pub use text::{Notation, Question, Task, Templates};
 
 /// Rows whose pictures are made together (a few tens of MB of PNGs at most).
@@ -45,9 +45,9 @@ pub const CHUNK: usize = 2048;
 /// The kept rows as sorted `(shard, row)` ordinals; `None` keeps every row that passes `--tag`.
 pub use crate::stages::draw::Kept;
 
-/// The draw of `opt` (train and val: [`super::SPLITS`]).
+/// The draw of `opt` (its [`split_names`]).
 fn draw(opt: &VlmOptions) -> Draw<'_> {
-    Draw { splits: &super::SPLITS, seed: opt.seed, limit: opt.limit, tags: &opt.tags }
+    Draw { splits: split_names(opt), seed: opt.seed, limit: opt.limit, tags: &opt.tags }
 }
 
 /// Pass 1: the kept rows ([`Kept`]) and how many rows the choice saw
@@ -59,7 +59,7 @@ pub fn choose(out: &Path, opt: &VlmOptions) -> anyhow::Result<(Kept, u64)> {
 /// One kept row as read from the shards.
 #[derive(Clone, Debug, Default)]
 pub struct SourceRow {
-    /// 0 train, 1 val.
+    /// The index in [`split_names`]: 0 train, 1 val (0 test in a test export).
     pub split: usize,
     pub board: Vec<u8>,
     pub to_play: u8,
@@ -117,7 +117,7 @@ fn for_each_kept(
     mut f: impl FnMut(SourceRow) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let mut filter = KeptFilter::new(kept, &opt.tags);
-    for (k, (split, shard)) in shards(out, &super::SPLITS)?.iter().enumerate() {
+    for (k, (split, shard)) in shards(out, split_names(opt))?.iter().enumerate() {
         let mut row = 0u32;
         crate::storage::read_parquet_columns(shard, true, Some(&READ_COLUMNS), |b| {
             let c = Cols::new(&b, "samples");
@@ -275,7 +275,7 @@ pub fn run(out: &Path, opt: &VlmOptions) -> anyhow::Result<VlmReport> {
     .with_context(|| format!("reading the samples of {}", out.display()))?;
     flush(&mut chunk, &mut rep)?;
     bar.finish();
-    rep.files = writer.finish(&rep)?;
+    rep.files = writer.finish(&rep, out)?;
     staging.install()?;
     Ok(rep)
 }

@@ -53,6 +53,8 @@ pub struct VlmOptions {
     pub seed: u64,
     /// Keep only rows whose move has one of these tags (empty: every row).
     pub tags: Vec<String>,
+    /// Write the test split alone (an evaluation set for `kibo eval`) instead of train and val.
+    pub test: bool,
     /// Pixels between two grid lines (28 for Qwen2/2.5-VL, 32 for Qwen3-VL).
     pub cell_px: u32,
     /// How answers and prompts write points.
@@ -146,6 +148,15 @@ impl VlmOptions {
             }
         }
         self.mix.iter().rev().find(|(_, w)| *w > 0.0).map(|(t, _)| *t).unwrap_or(Task::NextMove)
+    }
+}
+
+/// The splits an export writes: train and val ([`super::super::SPLITS`]), or test alone (`--split test`).
+pub fn split_names(opt: &VlmOptions) -> &'static [&'static str] {
+    if opt.test {
+        &["test"]
+    } else {
+        &super::super::SPLITS
     }
 }
 
