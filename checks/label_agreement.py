@@ -43,6 +43,11 @@ def move_band(m):
     return "201+"
 
 
+#: The bands in reading order.
+ORDER = {k: i for i, k in enumerate(["10k and weaker", "9k-1k", "1d-4d", "5d-9d", "pro", "unknown", "1-50", "51-100",
+                                       "101-150", "151-200", "201+", "all"])}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out", type=Path)
@@ -63,7 +68,7 @@ def main():
             by[table][k][1] += 1
     for table, title in (("all", "all"), ("rank", "mover's rank"), ("move", "move number")):
         print(f"\n| {title} | KataGo's move = the move played | rate | 95% interval |\n|---|---|---|---|")
-        for k in sorted(by[table]):
+        for k in sorted(by[table], key=ORDER.get):
             hit, n = by[table][k]
             lo, hi = wilson(hit, n)
             print(f"| {k} | {hit} of {n} | {hit / n:.1%} | {lo:.1%}–{hi:.1%} |")
