@@ -50,8 +50,8 @@ def small(kibo, katago_flags, tmp_path_factory):
     out = tmp / "out"
     r = run(kibo, "run", "--input", str(tmp / "in"), "--out", str(out), "--licence", "MIT", "-q")
     assert r.returncode == 0, r.stderr
-    r = run(kibo, "label", "--out", str(out), "--limit", "0", "--splits", "train,val,test", "--policy", "-q",
-            *katago_flags)
+    r = run(kibo, "label", "--out", str(out), "--limit", "0", "--splits", "train,val,test", "--policy", "--ownership",
+            "-q", *katago_flags)
     assert r.returncode == 0, r.stderr
     return out
 
@@ -94,7 +94,7 @@ def test_a_labelled_row_equals_katagos_own_answer_to_the_same_query(small):
             "rules": rules_of(g["rules"]),
             "komi": g["komi"],
             "boardXSize": 19, "boardYSize": 19,
-            "analyzeTurns": turns, "maxVisits": 1, "includePolicy": True,
+            "analyzeTurns": turns, "maxVisits": 1, "includePolicy": True, "includeOwnership": True,
             "overrideSettings": {"reportAnalysisWinratesAs": "BLACK"},
         })
     answers = katago_answers(queries)
@@ -111,6 +111,9 @@ def test_a_labelled_row_equals_katagos_own_answer_to_the_same_query(small):
         assert r["score_lead_black"] == f32(v["rootInfo"]["scoreLead"]), r
         assert r["visits"] == v["rootInfo"]["visits"] == 1
         assert r["policy"] == [f32(x) for x in policy]
+        # Ownership from Black's side, x 100 rounded half away from zero, as i8.
+        own = np.clip(np.array(v["ownership"], dtype=np.float32), -1, 1) * np.float32(100)
+        assert r["ownership"] == (np.sign(own) * np.floor(np.abs(own) + 0.5)).astype(np.int8).tolist()
 
 
 def test_the_history_reaches_katago_so_a_ko_retake_is_never_the_answer(small):
