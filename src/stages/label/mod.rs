@@ -132,12 +132,6 @@ struct Row {
     to_play: u8,
 }
 
-/// The settings each engine runs with ([`Engines::settings`]: one position at a time,
-/// one search thread).
-pub fn engine_settings(k: &KatagoSettings) -> KatagoSettings {
-    Engines::settings(k)
-}
-
 /// The canonical order of the asked splits (train, val, test), refused when unknown.
 pub fn split_names(splits: &[String]) -> anyhow::Result<Vec<&'static str>> {
     for s in splits {
@@ -149,7 +143,8 @@ pub fn split_names(splits: &[String]) -> anyhow::Result<Vec<&'static str>> {
 /// Runs the stage (see the module docs).
 pub fn run(out: &Path, opt: &LabelOptions) -> anyhow::Result<LabelReport> {
     let splits = split_names(&opt.splits)?;
-    let settings = engine_settings(&opt.katago);
+    // Each engine reads one position at a time, with one search thread.
+    let settings = Engines::settings(&opt.katago);
     let fp = fingerprint(&LabelOptions { katago: settings.clone(), ..opt.clone() })?;
     let fp_text = fp.to_string();
     let d = Draw { splits: &splits, seed: opt.seed, limit: opt.limit, tags: &opt.tags };
@@ -170,13 +165,12 @@ pub fn run(out: &Path, opt: &LabelOptions) -> anyhow::Result<LabelReport> {
         let name = chunk_name(k, &fp_text, chunk);
         let path = store.join(&name);
         let mine = opt.part.is_none_or(|(p, n)| k % n.max(1) == p);
-        if !mine {
-        } else if !path.is_file() {
+        if mine && path.is_file() {
+            rep.reused += chunk.len() as u64;
+        } else if mine {
             let labels = label_chunk(chunk, &games, &mut old, &mut engine, &settings, opt, rep)?;
             let b = table::batch(&labels, &schema)?;
             write_chunk(&path, &b, &fp_text)?;
-        } else {
-            rep.reused += chunk.len() as u64;
         }
         rep.rows += chunk.len() as u64;
         bar.add(chunk.len() as u64);
@@ -366,7 +360,7 @@ fn label_chunk(
     let answers = k.read_turns(&queries, &ask)?;
     rep.queries += queries.len() as u64;
     let mut alone: Vec<usize> = Vec::new();
-    for (((rows_of_q, sent), a), _) in owners.iter().zip(&kinds).zip(answers).zip(&queries) {
+    for ((rows_of_q, sent), a) in owners.iter().zip(&kinds).zip(answers) {
         match a {
             Answer::Read(readings) => {
                 for (&i, reading) in rows_of_q.iter().zip(readings) {
