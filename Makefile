@@ -21,7 +21,7 @@ KGS    ?= $(SHARED)/dev/kgs-2001-archive
 INPUT_FLAGS := $(foreach i,$(INPUT),--input $(i)) $(if $(LICENCE),--licence '$(LICENCE)',)
 THREAD_FLAGS := $(if $(THREADS),--threads $(THREADS),)
 
-.PHONY: label eval-baselines katago ladder-compare test-train spark spark-check bench-spark bench-scale bench-compare lint debs fuzz all build run filter split sample stats test test-rust test-polars test-python bench venv clean
+.PHONY: label eval-baselines katago ladder-compare test-train spark spark-check bench-spark bench-scale bench-compare lint debs fuzz all build run filter split sample stats test test-fetch test-rust-all test-rust test-polars test-python bench venv clean
 
 all: build
 
@@ -58,9 +58,10 @@ stats:
 	$(KIBO_QUERY) stats --out $(OUT) --pipeline $(PIPELINE)
 
 ## Debian packages the tests need (headless Chromium for the review page, Java 17 for
-## Spark, GNU Go for tests/python/test_gnugo_scoring.py). Installed once per machine
-## (root; `apt-get update` first); a stamp under the venv marks it done.
-DEBS := chromium openjdk-17-jre-headless gnugo
+## Spark, GNU Go for tests/python/test_gnugo_scoring.py, KataGo's build tools). Installed
+## once per machine (root; `apt-get update` first); a stamp under the venv marks it done.
+KATAGO_DEBS := cmake libeigen3-dev libzip-dev zlib1g-dev g++
+DEBS := chromium openjdk-17-jre-headless gnugo $(KATAGO_DEBS)
 $(VENV)/.debs: Makefile | $(VENV)
 	@missing=$$(for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
@@ -113,7 +114,21 @@ $(VENV)/.kibo-py: $(VENV)/.ok $(KIBO_PY_SRC)
 
 venv: $(VENV)/.ok $(VENV)/.kibo-py
 
-test: lint test-rust test-python test-polars
+## Everything, in two phases: the downloads (the venv's wheels, the Debian packages,
+## KataGo's net) beside formatting, clippy and the Rust tests (one job each, both cores
+## busy), then KataGo's build, the Python tests (two workers) and the Polars test.
+test:
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-fetch test-rust-all
+	$(MAKE) --no-print-directory test-python test-polars
+
+test-fetch:
+	$(MAKE) --no-print-directory $(VENV)/.ok
+	$(MAKE) --no-print-directory debs
+	$(MAKE) --no-print-directory $(KATAGO_MODEL)
+
+test-rust-all:
+	$(MAKE) --no-print-directory lint
+	$(MAKE) --no-print-directory test-rust
 
 ## Formatting and clippy, warnings as errors (every target: lib, bin, tests, benches).
 lint:
@@ -131,7 +146,7 @@ test-polars:
 # build of the dependencies).
 test-python: venv debs katago
 	$(CARGO) test --release --no-run --test integration
-	KIBO=$(KIBO) SHARED=$(SHARED) KATAGO_HOME=$(KATAGO_HOME) $(PY) -m pytest -q tests/python
+	KIBO=$(KIBO) SHARED=$(SHARED) KATAGO_HOME=$(KATAGO_HOME) $(PY) -m pytest -q -n 2 --dist loadfile tests/python
 
 ## KataGo, the judge of the hard games (docs/scoring.md, "KataGo as the judge"; `make test`
 ## runs tests/python/test_score_katago.py with it): built from
@@ -145,7 +160,7 @@ KATAGO_MODEL := $(KATAGO_HOME)/katrain/katrain/models/b10c384h6nbttflrs.bin.gz
 KATAGO_CONFIG := $(KATAGO_HOME)/katrain/katrain/KataGo/analysis_config.cfg
 $(KATAGO_BIN):
 	@test -f $(KATAGO_SRC) || { echo "katago: $(KATAGO_SRC) is missing"; exit 2; }
-	@missing=$$(for p in cmake libeigen3-dev libzip-dev zlib1g-dev g++; do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	@missing=$$(for p in $(KATAGO_DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages: $$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \

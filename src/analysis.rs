@@ -42,6 +42,8 @@ pub struct KatagoSettings {
     pub threads: Option<u32>,
     /// Search threads per position (`numSearchThreads`); `None`: the config's.
     pub search_threads: Option<u32>,
+    /// Visits of the judge's second reading (0: none; `filter.katago.recheck_visits`).
+    pub recheck_visits: u32,
     /// The longest wait for any one answer before the engine counts as hung.
     pub timeout: Duration,
     /// The pipeline file's table of these settings (`filter.katago`, `label.katago`),
@@ -195,12 +197,17 @@ impl Katago {
     /// The two ownership maps of each position, in order. An error names the game it
     /// waited for; after one, this engine is not used again.
     pub fn ownership(&mut self, positions: &[Position<'_>]) -> anyhow::Result<Vec<OwnershipMaps>> {
+        self.ownership_at(positions, self.settings.visits)
+    }
+
+    /// [`Katago::ownership`] at `visits` visits a query.
+    pub fn ownership_at(&mut self, positions: &[Position<'_>], visits: u32) -> anyhow::Result<Vec<OwnershipMaps>> {
         let base = self.next_id;
         self.next_id += positions.len() as u64;
         let mut text = String::new();
         for (i, p) in positions.iter().enumerate() {
             for (s, to_move) in [Color::Black, Color::White].into_iter().enumerate() {
-                text.push_str(&query(&format!("{}.{s}", base + i as u64), p, to_move, self.settings.visits));
+                text.push_str(&query(&format!("{}.{s}", base + i as u64), p, to_move, visits));
                 text.push('\n');
             }
         }

@@ -411,6 +411,10 @@ struct KatagoJudgeArgs {
     /// uses one past one visit).
     #[arg(long, value_name = "N")]
     katago_search_threads: Option<u32>,
+    /// Visits of the judge's second reading of its flips (overrides
+    /// `[filter.katago] recheck_visits`, default 8; 0: none).
+    #[arg(long, value_name = "N")]
+    katago_recheck_visits: Option<u32>,
 }
 
 impl KatagoJudgeArgs {
@@ -428,6 +432,7 @@ impl KatagoJudgeArgs {
         k.visits = self.katago_visits.unwrap_or(k.visits);
         k.threads = self.katago_threads.or(k.threads);
         k.search_threads = self.katago_search_threads.or(k.search_threads);
+        k.recheck_visits = self.katago_recheck_visits.or(k.recheck_visits);
     }
 
     /// Applies the flags and `--score-check` to `cfg`; with `katago`, checks that the
@@ -721,6 +726,9 @@ fn label_part(a: LabelArgs, part: Option<(usize, usize)>) -> anyhow::Result<i32>
         return setup(format!("{} has no {} table: run `kibo run` first", r.out.display(), missing.join(" or ")));
     }
     a.katago.apply_to(&mut r.cfg.label.katago);
+    if r.cfg.label.katago.recheck_visits.is_some() {
+        return setup("label.katago.recheck_visits: a setting of [filter.katago] only (the judge's second reading)");
+    }
     let settings = r.cfg.label.katago.settings_in("label.katago");
     let engines = r
         .cfg

@@ -344,7 +344,14 @@ pub struct KatagoConfig {
     pub search_threads: Option<u32>,
     /// Seconds to wait for any one answer before the engine counts as hung.
     pub timeout_s: u64,
+    /// `[filter.katago]` only: visits of the second reading given to the games the
+    /// one-visit reading leaves `winner_differs` or within a point of the other winner
+    /// (docs/scoring.md, "KataGo as the judge"); unset: [`RECHECK_VISITS`]; 0: none.
+    pub recheck_visits: Option<u32>,
 }
+
+/// The default `filter.katago.recheck_visits`.
+pub const RECHECK_VISITS: u32 = 8;
 
 impl Default for KatagoConfig {
     fn default() -> Self {
@@ -356,6 +363,7 @@ impl Default for KatagoConfig {
             threads: None,
             search_threads: None,
             timeout_s: 300,
+            recheck_visits: None,
         }
     }
 }
@@ -385,6 +393,7 @@ impl KatagoConfig {
             visits: self.visits,
             threads: self.threads,
             search_threads: self.search_threads,
+            recheck_visits: self.recheck_visits.unwrap_or(RECHECK_VISITS),
             timeout: std::time::Duration::from_secs(self.timeout_s.max(1)),
             section,
         }

@@ -121,6 +121,7 @@ pub fn judge_by_ownership(board: &Board, maps: &OwnershipMaps) -> Judgement {
                 status: status[c],
                 own_share: share[c],
                 why: why[c],
+                proven: matches!(why[c], "benson" | "katago"),
             })
         })
         .collect();

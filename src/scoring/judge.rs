@@ -109,6 +109,12 @@ pub struct ChainVerdict {
     /// `"playouts split"`, `"playouts contradict the analysis"`, `"markup contradicts
     /// the evidence"`, `"open ko"`.
     pub why: &'static str,
+    /// Proven: by Benson, by the markup, or by the conservative rules when the playouts
+    /// would not settle it the other way (their share against it below
+    /// [`SETTLED_SHARE`]). A verdict of the playouts alone, a seki and an unsettled
+    /// chain are not proven. A flip of the winner stands only on proven chains
+    /// ([`super::flip_doubt`]).
+    pub proven: bool,
 }
 
 /// A chain the evidence could not settle (its [`ChainVerdict::status`] is
@@ -310,6 +316,18 @@ pub fn judge_with(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: 
             ChainStatus::Alive if why[c] == "seki" => "analysis",
             _ => why[c],
         };
+        // The rules' verdict is proven unless the playouts would settle the chain the
+        // other way (below the contradiction that unsettles it).
+        let against = match status[c] {
+            ChainStatus::Alive => opp_share[c],
+            ChainStatus::Dead => share[c],
+            _ => 1.0,
+        };
+        let proven = match w {
+            "benson" | "markup" => true,
+            "analysis" => against < t,
+            _ => false,
+        };
         chains.push(ChainVerdict {
             at,
             color,
@@ -317,6 +335,7 @@ pub fn judge_with(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: 
             status: status[c],
             own_share: share[c],
             why: w,
+            proven,
         });
     }
     Judgement { own, chains, playouts: po.playouts }

@@ -48,6 +48,7 @@ assert_eq!(check_result(&score, Some(false), Some(6.5)), ScoreCheck::Agrees);
 pub mod benson;
 pub mod count;
 pub mod engine_judge;
+pub mod flip;
 pub mod influence;
 pub mod judge;
 pub mod playout;
@@ -62,6 +63,7 @@ use crate::engine::Board;
 pub use benson::{benson_pass_alive, ownership_conservative};
 pub use count::{check_result, count, default_komi, ownership_from_markup, MARGIN_TOLERANCE};
 pub use engine_judge::{judge_by_ownership, OwnershipMaps, DAME_OWNERSHIP, LIFE_OWNERSHIP};
+pub use flip::{flip_doubt, FLIP_MARGIN};
 pub use influence::{influence, influence_areas, INFLUENCE_DECAY, INFLUENCE_RADIUS};
 pub use judge::{
     judge, judge_with, undecided_reason, ChainStatus, ChainVerdict, Judgement, Unsettled, CONTRADICT_SHARE,

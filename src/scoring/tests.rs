@@ -1479,3 +1479,97 @@ fn a_cycle_ends_where_the_move_cap_would_end_it() {
     assert_eq!(early.own.black, capped.own.black);
     assert_eq!(early.own.white, capped.own.white);
 }
+
+// ---------------------------------------------------------------- flips (flip_doubt)
+
+/// A 9×9 board where Black's wall closes the top four rows around three white stones:
+/// with them dead Black wins B+5.5 at komi 6.5 (39 against 33.5), with them alive the
+/// top is nobody's and White wins by far.
+fn flip_board() -> Board {
+    katago_board(
+        ".........
+         .........
+         ...ooo...
+         .........
+         xxxxxxxxx
+         ooooooooo
+         .........
+         .........
+         .........",
+    )
+}
+
+/// `judge` on [`flip_board`] with the white chain's evidence set by the test.
+fn flip_judgement(b: &Board, proven: bool, why: &'static str) -> Judgement {
+    let mut j = judge(b, None, Color::Black);
+    let c = j.chains.iter_mut().find(|c| c.color == Color::White && c.stones == 3).expect("the white chain");
+    assert_eq!(c.status, ChainStatus::Dead, "{c:?}");
+    (c.proven, c.why) = (proven, why);
+    j
+}
+
+fn flip_count(b: &Board, komi: f32) -> impl Fn(&Ownership) -> Score + '_ {
+    move |own| count(b, own, RuleSet::Japanese, komi, 0, 0, 0)
+}
+
+#[test]
+fn a_flip_on_proven_chains_stands() {
+    let b = flip_board();
+    let j = flip_judgement(&b, true, "analysis");
+    let score = flip_count(&b, 6.5)(&j.own);
+    assert_eq!(score.margin, 5.5);
+    assert_eq!(check_result(&score, Some(false), Some(33.5)), ScoreCheck::WinnerDiffers);
+    assert_eq!(flip_doubt(&b, &j, &score, flip_count(&b, 6.5), Some(false), Some(33.5)), None);
+}
+
+#[test]
+fn a_flip_resting_on_the_playouts_alone_is_doubted() {
+    let b = flip_board();
+    let j = flip_judgement(&b, false, "playouts");
+    let score = flip_count(&b, 6.5)(&j.own);
+    let doubt = flip_doubt(&b, &j, &score, flip_count(&b, 6.5), Some(false), Some(33.5)).expect("doubted");
+    assert!(doubt.starts_with("the flip to B+5.5 rests on 1 chain not proven: white "), "{doubt}");
+    assert!(doubt.ends_with("(3 stones, dead by playouts)"), "{doubt}");
+    // A seki reading is no proof either; the record's margin plays no part.
+    let j = flip_judgement(&b, false, "seki");
+    let doubt = flip_doubt(&b, &j, &score, flip_count(&b, 6.5), Some(false), None).expect("doubted");
+    assert!(doubt.contains("dead by seki"), "{doubt}");
+}
+
+#[test]
+fn a_flip_by_two_points_or_less_is_doubted() {
+    let b = flip_board();
+    let j = flip_judgement(&b, true, "analysis");
+    // Komi 11.5: B+0.5 against a recorded White win.
+    let score = flip_count(&b, 11.5)(&j.own);
+    assert_eq!(score.margin, 0.5);
+    let doubt = flip_doubt(&b, &j, &score, flip_count(&b, 11.5), Some(false), Some(0.5)).expect("doubted");
+    assert!(doubt.contains("B+0.5 names the other winner by 2 points or less"), "{doubt}");
+    // Komi 10: B+2, still within FLIP_MARGIN; komi 8.5: B+3.5 stands.
+    let score = flip_count(&b, 10.0)(&j.own);
+    assert_eq!(score.margin, FLIP_MARGIN);
+    assert!(flip_doubt(&b, &j, &score, flip_count(&b, 10.0), Some(false), None).is_some());
+    let score = flip_count(&b, 8.5)(&j.own);
+    assert_eq!(flip_doubt(&b, &j, &score, flip_count(&b, 8.5), Some(false), None), None);
+}
+
+#[test]
+fn proven_names_benson_the_markup_and_the_rules_the_playouts_do_not_overturn() {
+    for rows in [FINISHED, SEKI] {
+        let b = board(&rows);
+        for j in [judge(&b, None, Color::Black), judge_with(&b, None, Color::Black, false)] {
+            for c in &j.chains {
+                match c.why {
+                    "benson" | "markup" => assert!(c.proven, "{c:?}"),
+                    "playouts" | "seki" => assert!(!c.proven, "{c:?}"),
+                    _ if c.status == ChainStatus::Unsettled => assert!(!c.proven, "{c:?}"),
+                    _ => {}
+                }
+            }
+            // Without playouts the rules' verdicts are all there is: proven.
+            if j.playouts == 0 {
+                assert!(j.chains.iter().filter(|c| c.why == "analysis").all(|c| c.proven));
+            }
+        }
+    }
+}

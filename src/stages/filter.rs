@@ -123,6 +123,12 @@ pub struct KatagoRun {
     pub visits: u32,
     /// Games whose final position KataGo read (two queries each).
     pub games: u64,
+    /// Visits of the second reading (`recheck_visits`; 0: none).
+    #[serde(default)]
+    pub recheck_visits: u32,
+    /// Games read again at `recheck_visits` ([`rechecks`]).
+    #[serde(default)]
+    pub rechecked: u64,
     /// Seconds spent waiting for KataGo (its start included); printed, not written to
     /// `report.json` (which stays the same from run to run).
     #[serde(skip)]
@@ -192,8 +198,13 @@ impl FilterReport {
         self.games_shards.extend(o.games_shards);
         self.rejects_shards.extend(o.rejects_shards);
         if let Some(k) = o.katago {
-            let m = self.katago.get_or_insert_with(|| KatagoRun { visits: k.visits, ..Default::default() });
+            let m = self.katago.get_or_insert_with(|| KatagoRun {
+                visits: k.visits,
+                recheck_visits: k.recheck_visits,
+                ..Default::default()
+            });
             m.games += k.games;
+            m.rechecked += k.rechecked;
             m.seconds += k.seconds;
         }
     }
@@ -662,14 +673,18 @@ fn verdict_of(
     );
     let winner = g.meta.winner.map(|w| w == Color::Black);
     let recorded = if g.meta.result_kind == ResultKind::Score { g.meta.margin } else { None };
-    let check = check_result(&score, winner, recorded);
-    ScoreVerdict {
-        check,
-        counted_margin: Some(score.margin),
-        count: Some(score),
-        reason: undecided_reason(&score, j, check, winner),
-        judge,
+    let mut check = check_result(&score, winner, recorded);
+    let mut reason = undecided_reason(&score, j, check, winner);
+    if check == ScoreCheck::WinnerDiffers && judge == ScoreJudge::Kibo {
+        // kibo's own judge flips a recorded winner only on decisive evidence.
+        let recount = |own: &crate::scoring::Ownership| {
+            count(b, own, score.rules, komi, b.prisoners(Color::Black), b.prisoners(Color::White), handicap)
+        };
+        if let Some(doubt) = crate::scoring::flip_doubt(b, j, &score, recount, winner, recorded) {
+            (check, reason) = (ScoreCheck::Undecided, Some(doubt));
+        }
     }
+    ScoreVerdict { check, counted_margin: Some(score.margin), count: Some(score), reason, judge }
 }
 
 /// [`count_game_with`] in any mode, `Katago` included: a game kibo's judge
@@ -682,11 +697,26 @@ pub fn count_game_mode(g: &GameRow, tb: &[Point], tw: &[Point], cfg: &FilterConf
         return Ok(Some(c));
     }
     let name = game_name(g);
-    let maps =
-        crate::analysis::Katago::start(&cfg.katago.settings())?.ownership(&[position(g, board, &name, cfg.komi)])?;
-    let j = crate::scoring::judge_by_ownership(board, &maps[0]);
-    let verdict = verdict_of(g, board, &j, cfg.komi, ScoreJudge::Katago);
+    let settings = cfg.katago.settings();
+    let mut engine = crate::analysis::Katago::start(&settings)?;
+    let pos = [position(g, board, &name, cfg.komi)];
+    let maps = engine.ownership(&pos)?;
+    let mut j = crate::scoring::judge_by_ownership(board, &maps[0]);
+    let mut verdict = verdict_of(g, board, &j, cfg.komi, ScoreJudge::Katago);
+    if settings.recheck_visits > 0 && rechecks(g, &verdict) {
+        let maps = engine.ownership_at(&pos, settings.recheck_visits)?;
+        j = crate::scoring::judge_by_ownership(board, &maps[0]);
+        verdict = verdict_of(g, board, &j, cfg.komi, ScoreJudge::Katago);
+    }
     Ok(Some(Counted { verdict, end: Some((board.clone(), j)) }))
+}
+
+/// Whether the KataGo judge reads game `g` a second time, at `recheck_visits`: its
+/// one-visit verdict `v` names the other winner (`winner_differs`), or the record's winner
+/// by at most [`crate::scoring::MARGIN_TOLERANCE`] (a point from flipping).
+pub fn rechecks(g: &GameRow, v: &ScoreVerdict) -> bool {
+    let near = v.counted_margin.is_some_and(|m| m.abs() <= crate::scoring::MARGIN_TOLERANCE);
+    g.meta.winner.is_some() && (v.check == ScoreCheck::WinnerDiffers || (v.check.is_decided() && near))
 }
 
 /// Whether `score_check = "katago"` sends a game with kibo's verdict `check` to KataGo:
@@ -710,7 +740,12 @@ impl Judge {
         }
         let t0 = std::time::Instant::now();
         let engine = crate::analysis::Katago::start(&cfg.katago.settings())?;
-        let run = KatagoRun { visits: cfg.katago.visits, games: 0, seconds: t0.elapsed().as_secs_f64() };
+        let run = KatagoRun {
+            visits: cfg.katago.visits,
+            recheck_visits: cfg.katago.recheck_visits.unwrap_or(crate::config::RECHECK_VISITS),
+            seconds: t0.elapsed().as_secs_f64(),
+            ..Default::default()
+        };
         Ok(Some(Judge { engine, run }))
     }
 
@@ -742,9 +777,27 @@ impl Judge {
         let positions: Vec<crate::analysis::Position> =
             todo.iter().zip(&names).map(|((g, b, _), name)| position(g, b, name, cfg.komi)).collect();
         let maps = self.engine.ownership(&positions)?;
-        for ((g, b, source), m) in todo.into_iter().zip(&maps) {
-            let j = crate::scoring::judge_by_ownership(&b, m);
-            let v = verdict_of(g, &b, &j, cfg.komi, ScoreJudge::Katago);
+        let mut verdicts: Vec<ScoreVerdict> = todo
+            .iter()
+            .zip(&maps)
+            .map(|((g, b, _), m)| {
+                verdict_of(g, b, &crate::scoring::judge_by_ownership(b, m), cfg.komi, ScoreJudge::Katago)
+            })
+            .collect();
+        // The second reading, at more visits, of the flips and near-flips: it replaces the
+        // first.
+        let again: Vec<usize> =
+            (0..todo.len()).filter(|&i| self.run.recheck_visits > 0 && rechecks(&*todo[i].0, &verdicts[i])).collect();
+        if !again.is_empty() {
+            let positions: Vec<crate::analysis::Position> = again.iter().map(|&i| positions[i]).collect();
+            let maps = self.engine.ownership_at(&positions, self.run.recheck_visits)?;
+            for (&i, m) in again.iter().zip(&maps) {
+                let (g, b, _) = &todo[i];
+                verdicts[i] = verdict_of(g, b, &crate::scoring::judge_by_ownership(b, m), cfg.komi, ScoreJudge::Katago);
+            }
+            self.run.rechecked += again.len() as u64;
+        }
+        for ((g, _, source), v) in todo.into_iter().zip(verdicts) {
             let before = g.score.as_ref().map_or("none", |s| s.check.as_str());
             let key = format!("{before} -> {}", v.check.as_str());
             for c in [report.by_source.get_mut(source), Some(&mut report.total)].into_iter().flatten() {

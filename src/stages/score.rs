@@ -164,12 +164,13 @@ fn evidence_lines(j: &crate::scoring::Judgement) -> String {
         }
         let _ = writeln!(
             out,
-            "  {:<9} {} ({}): {}, {:.0}% own",
+            "  {:<9} {} ({}): {}, {:.0}% own{}",
             c.status.as_str(),
             c.name(),
             c.size(),
             c.why,
-            100.0 * c.own_share
+            100.0 * c.own_share,
+            if c.proven || c.status == crate::scoring::ChainStatus::Unsettled { "" } else { ", not proven" }
         );
     }
     let by: Vec<String> = alive.iter().map(|(w, n)| format!("{n} by {w}")).collect();
@@ -180,7 +181,8 @@ fn evidence_lines(j: &crate::scoring::Judgement) -> String {
 
 /// The report as JSON: the game, the verdict and count, the marked position (`marks`:
 /// one string per row from the top, the characters of the text diagram), and every
-/// chain with its status, playout share and the evidence that settled it.
+/// chain with its status, playout share, the evidence that settled it and whether that
+/// evidence is a proof (`proven`).
 fn score_json(
     name: &str,
     game: usize,
@@ -203,7 +205,7 @@ fn score_json(
         .iter()
         .map(|c| {
             json!({"at": c.at.to_gtp(), "color": c.color.name(), "stones": c.stones, "status": c.status.as_str(),
-                   "own_share": c.own_share, "why": c.why})
+                   "own_share": c.own_share, "why": c.why, "proven": c.proven})
         })
         .collect();
     let rows: Vec<String> = marks.chunks(N).map(|r| String::from_utf8_lossy(r).into_owned()).collect();

@@ -63,7 +63,10 @@ def both(kibo, games_dir, engine, tmp_path_factory):
     r = run_filter(kibo, games_dir, tmp / "katago", "--score-check", "katago", "--katago-visits", "1", *engine)
     assert r.returncode == 0, r.stderr
     assert "KataGo (1 visits) read" in r.stderr, r.stderr
-    return by_file(tmp / "full"), by_file(tmp / "katago"), tmp / "katago"
+    r = run_filter(kibo, games_dir, tmp / "once", "--score-check", "katago", "--katago-visits", "1",
+                   "--katago-recheck-visits", "0", *engine)
+    assert r.returncode == 0, r.stderr
+    return by_file(tmp / "full"), by_file(tmp / "katago"), tmp / "katago", by_file(tmp / "once")
 
 
 SCORE = ["score_check", "counted_margin", "score_rules", "score_komi", "score_territory_black",
@@ -71,7 +74,7 @@ SCORE = ["score_check", "counted_margin", "score_rules", "score_komi", "score_te
 
 
 def test_katago_judges_only_the_games_kibo_leaves_undecided_or_calls_winner_differs(both):
-    full, katago, out = both
+    full, katago, out, _ = both
     assert set(full) == set(katago)
     sent = [f for f, g in full.items() if g["score_check"] in ("undecided", "winner_differs")]
     assert sorted(sent) == sorted(set(MISREAD) | {INVERTED} | set(UNDECIDED))
@@ -82,7 +85,8 @@ def test_katago_judges_only_the_games_kibo_leaves_undecided_or_calls_winner_diff
             assert g["score_judge"] == "kibo" and full[f]["score_judge"] == "kibo", f
             assert [g[k] for k in SCORE] == [full[f][k] for k in SCORE], f
     report = json.loads((out / "report.json").read_text())["filter"]
-    assert report["katago"] == {"visits": 1, "games": len(sent)}
+    assert {k: report["katago"][k] for k in ("visits", "games", "recheck_visits")} == {
+        "visits": 1, "games": len(sent), "recheck_visits": 8}
     moved = report["by_source"][games_dir_name(out)]["katago_verdicts"]
     assert sum(moved.values()) == len(sent)
     assert sum(v for k, v in moved.items() if k.startswith("winner_differs ->")) == sum(
@@ -100,8 +104,26 @@ def games_dir_name(out):
     return name
 
 
+def test_the_flips_and_near_flips_of_the_first_reading_are_read_again(both):
+    """The second reading (`recheck_visits`, default 8) takes exactly the games the
+    one-visit reading leaves `winner_differs` or decided within a point of zero; the
+    others keep the one-visit verdict."""
+    full, katago, out, once = both
+    again = [f for f, g in once.items() if g["score_judge"] == "katago" and (
+        g["score_check"] == "winner_differs"
+        or (g["score_check"] != "undecided" and abs(g["counted_margin"]) <= 1))]
+    assert INVERTED in again
+    report = json.loads((out / "report.json").read_text())["filter"]
+    assert report["katago"]["rechecked"] == len(again)
+    for f, g in katago.items():
+        if f not in again:
+            assert [g[k] for k in SCORE] == [once[f][k] for k in SCORE], f
+    # The inverted record stays a flip at 8 visits: White's by 29.5 points.
+    assert katago[INVERTED]["score_check"] == "winner_differs"
+
+
 def test_katago_reads_kibos_misread_games_right_and_keeps_the_inverted_record(both):
-    full, katago, _ = both
+    full, katago, *_ = both
     for f, re_ in MISREAD.items():
         g = katago[f]
         recorded = float(re_[2:]) * (1 if re_[0] == "B" else -1)
@@ -119,7 +141,7 @@ def test_katago_reads_kibos_misread_games_right_and_keeps_the_inverted_record(bo
 
 
 def test_a_rerun_gives_the_same_games_table_whatever_the_threads(kibo, games_dir, engine, both, tmp_path):
-    *_, first = both
+    first = both[2]
     r = run_filter(kibo, games_dir, tmp_path / "o", "--score-check", "katago", "--katago-visits", "1", "--threads", "1",
                    "--katago-threads", "2", *engine)
     assert r.returncode == 0, r.stderr
@@ -130,8 +152,8 @@ def test_a_rerun_gives_the_same_games_table_whatever_the_threads(kibo, games_dir
 def test_drops_follow_katagos_verdicts(kibo, games_dir, engine, tmp_path):
     pipeline = tmp_path / "p.toml"
     pipeline.write_text('[filter]\ndrop_score_disagreements = ["winner_differs"]\n')
-    r = run_filter(kibo, games_dir, tmp_path / "o", "--score-check", "katago", "--katago-visits", "1", *engine,
-                   pipeline=pipeline)
+    r = run_filter(kibo, games_dir, tmp_path / "o", "--score-check", "katago", "--katago-visits", "1",
+                   "--katago-recheck-visits", "0", *engine, pipeline=pipeline)
     assert r.returncode == 0, r.stderr
     rejects = pq.read_table(tmp_path / "o" / "rejects").to_pylist()
     assert [Path(x["source_file"]).name for x in rejects] == [INVERTED]
@@ -190,6 +212,10 @@ def test_kibo_score_shows_katagos_judgement_of_one_game(kibo, games_dir, engine)
         [kibo, "score", str(games_dir / "2001-05-04-4.sgf"), "--json", *flags],
         capture_output=True, text=True, check=True).stdout)
     own, katago = run(), run("--score-check", "katago", "--katago-visits", "1", *engine)
-    assert (own["judge"], own["check"], own["counted_margin"]) == ("kibo", "winner_differs", 40.5)
+    # kibo's own judge counts B+40.5 on a seki reading: no decisive flip (docs/scoring.md, "Flips").
+    assert (own["judge"], own["check"], own["counted_margin"]) == ("kibo", "undecided", 40.5)
+    assert own["reason"].startswith("the flip to B+40.5 rests on") and "seki by seki" in own["reason"], own["reason"]
+    assert any(c["why"] == "seki" and not c["proven"] for c in own["chains"])
+    assert all(c["proven"] for c in own["chains"] if c["why"] == "benson")
     assert (katago["judge"], katago["check"], katago["counted_margin"]) == ("katago", "agrees", -3.5)
     assert {c["why"] for c in katago["chains"]} <= {"katago", "katago: seki", "katago: split", "benson"}

@@ -1,0 +1,80 @@
+//! Whether kibo's own judge stands behind a flip of the recorded winner
+//! ([`flip_doubt`]): a `winner_differs` says "this record's result is wrong", so it is
+//! said only on decisive evidence, and the game is `undecided` otherwise.
+
+use crate::coord::NN;
+use crate::engine::Board;
+
+use super::benson::{assemble, Chains, Pos, Seki};
+use super::count::check_result;
+use super::judge::{ChainStatus, Judgement};
+use super::{Ownership, Score, ScoreCheck};
+
+/// A count that names the other winner by at most this many points is no proof that the
+/// record is wrong: a dame filled or not, a point that must be filled, a seki eye or
+/// another komi moves a count by a point or two.
+pub const FLIP_MARGIN: f32 = 2.0;
+
+/// Why a `winner_differs` of kibo's own judge is not decisive, or `None` when it is.
+///
+/// `score` is the count of `j` (its margin names the other winner); `recount` counts
+/// another ownership of the same board under the same rules, komi and prisoners;
+/// `winner_black` and `recorded_margin` are the record's, as [`check_result`] takes them.
+/// The flip is doubted when
+/// 1. the count names the other winner by at most [`FLIP_MARGIN`] points, or
+/// 2. it rests on a chain whose verdict is not proven ([`super::ChainVerdict::proven`]:
+///    the playouts alone, a seki, the rules against the playouts):
+///    with every such chain unsettled, the check is no longer `winner_differs`.
+pub fn flip_doubt(
+    board: &Board,
+    j: &Judgement,
+    score: &Score,
+    recount: impl Fn(&Ownership) -> Score,
+    winner_black: Option<bool>,
+    recorded_margin: Option<f32>,
+) -> Option<String> {
+    if score.margin.abs() <= FLIP_MARGIN {
+        return Some(format!(
+            "the count {} names the other winner by {FLIP_MARGIN} points or less",
+            score.result_text()
+        ));
+    }
+    let weak: Vec<usize> =
+        (0..j.chains.len()).filter(|&c| !j.chains[c].proven && j.chains[c].status != ChainStatus::Unsettled).collect();
+    if weak.is_empty() {
+        return None;
+    }
+    let pos = Pos::new(board);
+    let ch = Chains::new(&pos);
+    let nch = ch.len();
+    if nch != j.chains.len() {
+        return Some("the judgement does not match the board".into());
+    }
+    let mut status: Vec<ChainStatus> = j.chains.iter().map(|c| c.status).collect();
+    for &c in &weak {
+        status[c] = ChainStatus::Unsettled;
+    }
+    let dead: Vec<bool> = status.iter().map(|s| *s == ChainStatus::Dead).collect();
+    let alive: Vec<bool> = status.iter().map(|s| *s == ChainStatus::Alive).collect();
+    let proven = assemble(&pos, &ch, &dead, &alive, &Seki { chain: vec![false; nch], point: [false; NN] });
+    let firm = recount(&proven);
+    if check_result(&firm, winner_black, recorded_margin) == ScoreCheck::WinnerDiffers {
+        return None;
+    }
+    let named: Vec<String> = weak
+        .iter()
+        .take(3)
+        .map(|&c| {
+            let v = &j.chains[c];
+            format!("{} ({}, {} by {})", v.name(), v.size(), v.status.as_str(), v.why)
+        })
+        .collect();
+    let more = if weak.len() > 3 { ", …" } else { "" };
+    Some(format!(
+        "the flip to {} rests on {} chain{} not proven: {}{more}",
+        score.result_text(),
+        weak.len(),
+        if weak.len() == 1 { "" } else { "s" },
+        named.join(", ")
+    ))
+}
