@@ -1016,9 +1016,12 @@ fn do_filter(r: &Resolved) -> anyhow::Result<i32> {
     if let Some(k) = &report.katago {
         let moved: Vec<String> = t.katago_verdicts.iter().map(|(k, v)| format!("{k} {v}")).collect();
         eprintln!(
-            "filter: KataGo ({} visits) read {} games in {:.1}s ({:.2}s a game, its start included): {}",
+            "filter: KataGo ({} visits) read {} games, {} of them again at {} visits, in {:.1}s ({:.2}s a game, its start \
+             included): {}",
             k.visits,
             k.games,
+            k.rechecked,
+            k.recheck_visits,
             k.seconds,
             k.seconds / k.games.max(1) as f64,
             if moved.is_empty() { "none".to_string() } else { moved.join(", ") }

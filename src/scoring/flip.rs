@@ -15,6 +15,14 @@ use super::{Ownership, Score, ScoreCheck};
 /// another komi moves a count by a point or two.
 pub const FLIP_MARGIN: f32 = 2.0;
 
+/// Why a count that names the other winner is too near the line to say the record is
+/// wrong (at most [`FLIP_MARGIN`] points; whoever's evidence the dead stones come from,
+/// the count's dame and points that must be filled are kibo's), or `None`.
+pub fn flip_near_the_line(score: &Score) -> Option<String> {
+    (score.margin.abs() <= FLIP_MARGIN)
+        .then(|| format!("the count {} names the other winner by {FLIP_MARGIN} points or less", score.result_text()))
+}
+
 /// Why a `winner_differs` of kibo's own judge is not decisive, or `None` when it is.
 ///
 /// `score` is the count of `j` (its margin names the other winner); `recount` counts
@@ -33,11 +41,8 @@ pub fn flip_doubt(
     winner_black: Option<bool>,
     recorded_margin: Option<f32>,
 ) -> Option<String> {
-    if score.margin.abs() <= FLIP_MARGIN {
-        return Some(format!(
-            "the count {} names the other winner by {FLIP_MARGIN} points or less",
-            score.result_text()
-        ));
+    if let Some(near) = flip_near_the_line(score) {
+        return Some(near);
     }
     let weak: Vec<usize> =
         (0..j.chains.len()).filter(|&c| !j.chains[c].proven && j.chains[c].status != ChainStatus::Unsettled).collect();

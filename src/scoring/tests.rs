@@ -1545,6 +1545,7 @@ fn a_flip_by_two_points_or_less_is_doubted() {
     assert_eq!(score.margin, 0.5);
     let doubt = flip_doubt(&b, &j, &score, flip_count(&b, 11.5), Some(false), Some(0.5)).expect("doubted");
     assert!(doubt.contains("B+0.5 names the other winner by 2 points or less"), "{doubt}");
+    assert_eq!(flip_near_the_line(&score), Some(doubt));
     // Komi 10: B+2, still within FLIP_MARGIN; komi 8.5: B+3.5 stands.
     let score = flip_count(&b, 10.0)(&j.own);
     assert_eq!(score.margin, FLIP_MARGIN);

@@ -675,12 +675,16 @@ fn verdict_of(
     let recorded = if g.meta.result_kind == ResultKind::Score { g.meta.margin } else { None };
     let mut check = check_result(&score, winner, recorded);
     let mut reason = undecided_reason(&score, j, check, winner);
-    if check == ScoreCheck::WinnerDiffers && judge == ScoreJudge::Kibo {
-        // kibo's own judge flips a recorded winner only on decisive evidence.
+    if check == ScoreCheck::WinnerDiffers {
+        // A recorded winner is flipped only on decisive evidence (docs/scoring.md, "Flips").
         let recount = |own: &crate::scoring::Ownership| {
             count(b, own, score.rules, komi, b.prisoners(Color::Black), b.prisoners(Color::White), handicap)
         };
-        if let Some(doubt) = crate::scoring::flip_doubt(b, j, &score, recount, winner, recorded) {
+        let doubt = match judge {
+            ScoreJudge::Kibo => crate::scoring::flip_doubt(b, j, &score, recount, winner, recorded),
+            ScoreJudge::Katago => crate::scoring::flip_near_the_line(&score),
+        };
+        if let Some(doubt) = doubt {
             (check, reason) = (ScoreCheck::Undecided, Some(doubt));
         }
     }
