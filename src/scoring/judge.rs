@@ -316,18 +316,7 @@ pub fn judge_with(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: 
             ChainStatus::Alive if why[c] == "seki" => "analysis",
             _ => why[c],
         };
-        // The rules' verdict is proven unless the playouts would settle the chain the
-        // other way (below the contradiction that unsettles it).
-        let against = match status[c] {
-            ChainStatus::Alive => opp_share[c],
-            ChainStatus::Dead => share[c],
-            _ => 1.0,
-        };
-        let proven = match w {
-            "benson" | "markup" => true,
-            "analysis" => against < t,
-            _ => false,
-        };
+        let proven = is_proven(w, status[c], share[c], opp_share[c]);
         chains.push(ChainVerdict {
             at,
             color,
@@ -339,6 +328,22 @@ pub fn judge_with(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: 
         });
     }
     Judgement { own, chains, playouts: po.playouts }
+}
+
+/// [`ChainVerdict::proven`] of a chain settled as `status` by `why`, with its playout
+/// shares: the rules' verdict is proven unless the playouts would settle the chain the
+/// other way (below the contradiction that unsettles it).
+fn is_proven(why: &str, status: ChainStatus, own_share: f32, opp_share: f32) -> bool {
+    let against = match status {
+        ChainStatus::Alive => opp_share,
+        ChainStatus::Dead => own_share,
+        _ => 1.0,
+    };
+    match why {
+        "benson" | "markup" => true,
+        "analysis" => against < SETTLED_SHARE,
+        _ => false,
+    }
 }
 
 /// The playouts of [`judge`], seeded by the position's hash (salted by
