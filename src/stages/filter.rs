@@ -743,10 +743,11 @@ impl Judge {
             return Ok(None);
         }
         let t0 = std::time::Instant::now();
-        let engine = crate::analysis::Katago::start(&cfg.katago.settings())?;
+        let settings = cfg.katago.settings();
+        let engine = crate::analysis::Katago::start(&settings)?;
         let run = KatagoRun {
-            visits: cfg.katago.visits,
-            recheck_visits: cfg.katago.recheck_visits.unwrap_or(crate::config::RECHECK_VISITS),
+            visits: settings.visits,
+            recheck_visits: settings.recheck_visits,
             seconds: t0.elapsed().as_secs_f64(),
             ..Default::default()
         };
