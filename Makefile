@@ -25,8 +25,12 @@ THREAD_FLAGS := $(if $(THREADS),--threads $(THREADS),)
 
 all: build
 
+## One set of release units for every release build here (`make run`, the tests, the Python
+## package): cargo resolves features per invocation, so asking for the same units each time
+## builds the dependencies once, and `make run` after `make test` (or before) rebuilds nothing.
+RELEASE_UNITS := --workspace --lib --bin kibo --test integration
 build:
-	$(CARGO) build --release --bin kibo
+	$(CARGO) build --release $(RELEASE_UNITS)
 
 ## The whole pipeline (every stage built so far) on the embedded sample, or INPUT=... [LICENCE=SPDX]
 run: build
@@ -94,8 +98,8 @@ SPARK_BENCH ?= pipelines/dev.toml $(wildcard /tmp/kibo-scale/1e7/files)
 bench-spark: build venv debs
 	$(PY) bench/spark.py $(KIBO) --master '$(SPARK_MASTER)' $(SPARK_BENCH)
 
-## Python venv for the query / oracle tests (polars, pyarrow, sgfmill, pytest, torch,
-## maturin). .venv is a symlink to $(VENV_HOME), made when .venv is missing (an existing
+## Python venv for the query / oracle tests (polars, pyarrow, sgfmill, pytest, torch, ...).
+## .venv is a symlink to $(VENV_HOME), made when .venv is missing (an existing
 ## .venv, link or folder, is kept); a venv that exists is updated in place.
 $(VENV):
 	mkdir -p $(VENV_HOME) && ln -sfn $(VENV_HOME) $(VENV)
@@ -105,18 +109,25 @@ $(VENV)/.ok: tests/python/requirements.txt | $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r tests/python/requirements.txt
 	touch $@
 
-## The kibo Python package (kibo-py/: pyo3 + maturin), built against the library and
-## installed into the venv; rebuilt when its sources or the library's change.
-KIBO_PY_SRC := kibo-py/Cargo.toml kibo-py/pyproject.toml $(wildcard kibo-py/src/*.rs kibo-py/python/kibo/*.py) $(shell find src -name '*.rs')
+## The kibo Python package (kibo-py/: pyo3), built by `make build` with the rest (the
+## same units, so no second build of the dependencies) and installed into the venv as an
+## editable package: the extension beside kibo-py/python/kibo/*.py, a kibo.pth naming that
+## folder. Rebuilt when its sources or the library's change. (`pip install ./kibo-py`
+## builds a wheel with maturin, kibo-py/pyproject.toml.)
+KIBO_PY_SRC := kibo-py/Cargo.toml $(wildcard kibo-py/src/*.rs kibo-py/python/kibo/*.py) $(shell find src -name '*.rs')
 $(VENV)/.kibo-py: $(VENV)/.ok $(KIBO_PY_SRC)
-	VIRTUAL_ENV=$(abspath $(VENV_HOME)) PATH=$(abspath $(VENV_HOME))/bin:$$PATH $(VENV)/bin/maturin develop --release -q -m kibo-py/Cargo.toml
+	$(MAKE) --no-print-directory build
+	cp $(CARGO_TARGET_DIR)/release/lib_kibo.so kibo-py/python/kibo/_kibo.abi3.so.tmp
+	mv kibo-py/python/kibo/_kibo.abi3.so.tmp kibo-py/python/kibo/_kibo.abi3.so
+	echo $(abspath kibo-py/python) > $$($(PY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/kibo.pth
 	touch $@
 
 venv: $(VENV)/.ok $(VENV)/.kibo-py
 
 ## Everything, in two phases: the downloads (the venv's wheels, the Debian packages,
-## KataGo's net) beside formatting, clippy and the Rust tests (one job each, both cores
-## busy), then KataGo's build, the Python tests (two workers) and the Polars test.
+## KataGo's net) and KataGo's build beside formatting, clippy and the Rust tests (one job
+## each, filling the cores that the downloads and cargo's serial steps leave idle), then the
+## Python tests (two workers) and the Polars test.
 test:
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-fetch test-rust-all
 	$(MAKE) --no-print-directory test-python test-polars
@@ -125,6 +136,7 @@ test-fetch:
 	$(MAKE) --no-print-directory $(VENV)/.ok
 	$(MAKE) --no-print-directory debs
 	$(MAKE) --no-print-directory $(KATAGO_MODEL)
+	$(MAKE) --no-print-directory $(KATAGO_STAMP)
 
 test-rust-all:
 	$(MAKE) --no-print-directory lint
@@ -136,21 +148,21 @@ lint:
 	$(CARGO) clippy --release --all-targets -- -D warnings
 
 test-rust:
-	$(CARGO) test --release --lib --test integration
+	$(CARGO) test --release $(RELEASE_UNITS)
 
-## The Rust Polars test, in a debug build (Polars: ~5 minutes in debug, ~17 in release).
+## The Rust Polars test, in a debug build without debug info (Polars: ~5 minutes in
+## debug, ~17 in release).
 test-polars:
-	$(CARGO) test --features query --test polars_stats
+	CARGO_PROFILE_DEV_DEBUG=0 $(CARGO) test --features query --test polars_stats
 
-# The binary is built by `cargo test` (same feature set as the tests, so no second
-# build of the dependencies).
+# The binary is `make build`'s (venv builds it).
 test-python: venv debs katago
-	$(CARGO) test --release --no-run --test integration
 	KIBO=$(KIBO) SHARED=$(SHARED) KATAGO_HOME=$(KATAGO_HOME) $(PY) -m pytest -q -n 2 --dist loadfile tests/python
 
 ## KataGo, the judge of the hard games (docs/scoring.md, "KataGo as the judge"; `make test`
 ## runs tests/python/test_score_katago.py with it): built from
-## ../shared/oracles/katago-cpp (Eigen backend, CPU; ~200 s on 2 cores, once) into
+## ../shared/oracles/katago-cpp (Eigen backend, CPU, -O3 for this processor: ~200 s on 2
+## cores, once per processor kind: a stamp names the CPU flags it was built for) into
 ## $(KATAGO_HOME), with the b10 net and the analysis config of KaTrain's PyPI wheel.
 ## `make katago` prints the three paths; checks/katago_check.py uses them.
 KATAGO_HOME ?= $(HOME)/.cache/kibo-katago
@@ -158,22 +170,28 @@ KATAGO_SRC  ?= $(abspath $(SHARED)/../oracles/katago-cpp/katago-6a1fc5d-cpp.tar.
 KATAGO_BIN  := $(KATAGO_HOME)/katago-6a1fc5d/cpp/katago
 KATAGO_MODEL := $(KATAGO_HOME)/katrain/katrain/models/b10c384h6nbttflrs.bin.gz
 KATAGO_CONFIG := $(KATAGO_HOME)/katrain/katrain/KataGo/analysis_config.cfg
-$(KATAGO_BIN):
+KATAGO_CPU  := $(shell grep -m1 '^flags' /proc/cpuinfo | md5sum | cut -c1-12)
+KATAGO_STAMP := $(KATAGO_HOME)/katago-6a1fc5d/built-for-cpu-$(KATAGO_CPU)
+$(KATAGO_BIN): $(KATAGO_STAMP)
+$(KATAGO_STAMP):
 	@test -f $(KATAGO_SRC) || { echo "katago: $(KATAGO_SRC) is missing"; exit 2; }
 	@missing=$$(for p in $(KATAGO_DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages: $$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
-	mkdir -p $(KATAGO_HOME) && tar -xzf $(KATAGO_SRC) -C $(KATAGO_HOME)
-	cd $(KATAGO_HOME)/katago-6a1fc5d/cpp && cmake . -DUSE_BACKEND=EIGEN $$(grep -q avx2 /proc/cpuinfo && echo -DUSE_AVX2=1) -DNO_GIT_REVISION=1 >/dev/null && $(MAKE) -j2 >/dev/null
+	rm -rf $(KATAGO_HOME)/katago-6a1fc5d && mkdir -p $(KATAGO_HOME) && tar -xzf $(KATAGO_SRC) -C $(KATAGO_HOME)
+	cd $(KATAGO_HOME)/katago-6a1fc5d/cpp && cmake . -DUSE_BACKEND=EIGEN -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS=-march=native \
+	  $$(grep -q avx2 /proc/cpuinfo && echo -DUSE_AVX2=1) -DNO_GIT_REVISION=1 >/dev/null && \
+	  { $(MAKE) -j2 > build.log 2>&1 || { tail -40 build.log; exit 1; }; }
+	touch $@
 $(KATAGO_MODEL): | $(VENV)/.ok
 	mkdir -p $(KATAGO_HOME)/katrain
 	$(PY) -m pip download --quiet --disable-pip-version-check --no-deps -d $(KATAGO_HOME)/katrain katrain==1.20.0
 	cd $(KATAGO_HOME)/katrain && $(abspath $(PY)) -c "import zipfile; z = zipfile.ZipFile('katrain-1.20.0-py3-none-any.whl'); \
 	  [z.extract(n) for n in z.namelist() if n.startswith('katrain/models/') or n == 'katrain/KataGo/analysis_config.cfg']"
 	touch $@
-katago: $(KATAGO_BIN) $(KATAGO_MODEL)
+katago: $(KATAGO_STAMP) $(KATAGO_MODEL)
 	@echo "KATAGO_BIN=$(KATAGO_BIN)"; echo "KATAGO_MODEL=$(KATAGO_MODEL)"; echo "KATAGO_CONFIG=$(KATAGO_CONFIG)"
 
 ## Every row of a katago export against KataGo's C++ fillRowV7 (checks/ladder_fillrow.cpp,
@@ -205,7 +223,6 @@ $(VENV)/.train: tests/python/requirements-train.txt $(VENV)/.ok
 ## (tests/python/test_train_katago.py), and TRL's SFTTrainer on a tiny Qwen2-VL built from
 ## a config, on `kibo export vlm` of the embedded sample (tests/python/test_train_vlm.py).
 test-train: venv debs $(VENV)/.train
-	$(CARGO) test --release --no-run --test integration
 	KIBO=$(KIBO) SHARED=$(SHARED) $(PY) -m pytest -q -s --run-train tests/python/test_train_katago.py tests/python/test_train_vlm.py
 
 ## Benchmarks: print figures, assert nothing.
@@ -226,7 +243,7 @@ ROUNDS ?= 3
 CORPORA ?= dev,1e7
 bench-compare: build
 	@test -n "$(REF)" || { echo "bench-compare: REF=<commit> is required"; exit 2; }
-	SHARED=$(SHARED) python3 bench/compare.py --ref '$(REF)' --new $(KIBO) --rounds $(ROUNDS) --threads $(or $(THREADS),1) --corpora '$(CORPORA)'
+	SHARED=$(SHARED) python3 bench/compare.py --ref '$(REF)' --new $(KIBO) --units '$(RELEASE_UNITS)' --rounds $(ROUNDS) --threads $(or $(THREADS),1) --corpora '$(CORPORA)'
 
 ## Corpus scale: builds corpora of about 10^6, 10^7 and 10^8 samples from the dev games
 ## (under /tmp/kibo-scale; SCALE_SIZES, SCALE_LAYOUTS, SCALE_MEMORY_MB, SCALE_ROOT) and

@@ -58,8 +58,10 @@ def git(*args: str, cwd: Path = ROOT) -> str:
 # ---------------------------------------------------------------------------------------
 
 
-def build_ref(ref: str, ref_root: Path, seed_target: Path | None) -> tuple[str, str, Path, Path]:
-    """Worktree + release build of REF. Returns (sha, short, worktree, binary)."""
+def build_ref(ref: str, ref_root: Path, seed_target: Path | None, units: list[str]) -> tuple[str, str, Path, Path]:
+    """Worktree + release build of REF, asking cargo for the same `units` as the working
+    tree's build (features resolve per invocation: the same units, the same features).
+    Returns (sha, short, worktree, binary)."""
     try:
         sha = git("rev-parse", "--verify", f"{ref}^{{commit}}")
     except subprocess.CalledProcessError:
@@ -81,7 +83,7 @@ def build_ref(ref: str, ref_root: Path, seed_target: Path | None) -> tuple[str, 
     env.setdefault("CARGO_BUILD_JOBS", "2")
     log(f"building REF {short} in {wt} (CARGO_TARGET_DIR={target})")
     t = time.monotonic()
-    r = subprocess.run(["cargo", "build", "--release", "--bin", "kibo"], cwd=wt, env=env)
+    r = subprocess.run(["cargo", "build", "--release", *units], cwd=wt, env=env)
     if r.returncode != 0:
         sys.exit(f"bench-compare: building REF {short} failed (exit {r.returncode})")
     log(f"REF {short} built in {time.monotonic() - t:.0f} s")
@@ -355,6 +357,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ref", required=True, help="reference commit (anything git rev-parse takes)")
     ap.add_argument("--new", required=True, type=Path, help="the working tree's kibo binary (make build)")
+    ap.add_argument("--units", default="--bin kibo",
+                    help="cargo's unit flags of the working tree's build (the Makefile's RELEASE_UNITS), used for REF")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--corpora", default="dev,1e7", help="comma-separated: dev, 1e7")
@@ -369,7 +373,7 @@ def main() -> None:
     if not new_kibo.is_file():
         sys.exit(f"bench-compare: {new_kibo} is absent (make build)")
     seed = Path(os.environ["CARGO_TARGET_DIR"]) if os.environ.get("CARGO_TARGET_DIR") else None
-    sha, short, ref_wt, ref_kibo = build_ref(a.ref, a.ref_root, seed)
+    sha, short, ref_wt, ref_kibo = build_ref(a.ref, a.ref_root, seed, a.units.split())
     ref_label = f"{short} ({git('log', '-1', '--format=%cs %s', sha)[:70]})"
     nl = f"working tree {new_label()}"
 
