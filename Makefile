@@ -112,8 +112,8 @@ $(VENV)/.ok: tests/python/requirements.txt | $(VENV)
 ## The kibo Python package (kibo-py/: pyo3), built by `make build` with the rest (the
 ## same units, so no second build of the dependencies) and installed into the venv as an
 ## editable package: the extension beside kibo-py/python/kibo/*.py, a kibo.pth naming that
-## folder. Rebuilt when its sources or the library's change. (`pip install ./kibo-py`
-## builds a wheel with maturin, kibo-py/pyproject.toml.)
+## folder. Rebuilt when its sources or the library's change. (kibo-py/pyproject.toml
+## names maturin as its build backend, for wheels.)
 KIBO_PY_SRC := kibo-py/Cargo.toml $(wildcard kibo-py/src/*.rs kibo-py/python/kibo/*.py) $(shell find src -name '*.rs')
 $(VENV)/.kibo-py: $(VENV)/.ok $(KIBO_PY_SRC)
 	$(MAKE) --no-print-directory build
@@ -125,12 +125,12 @@ $(VENV)/.kibo-py: $(VENV)/.ok $(KIBO_PY_SRC)
 venv: $(VENV)/.ok $(VENV)/.kibo-py
 
 ## Everything, in two phases: the downloads (the venv's wheels, the Debian packages,
-## KataGo's net) and KataGo's build beside formatting, clippy and the Rust tests (one job
-## each, filling the cores that the downloads and cargo's serial steps leave idle), then the
-## Python tests (two workers) and the Polars test.
+## KataGo's net) and KataGo's build beside formatting, clippy, the Rust tests and the
+## Polars test (one job each, filling the cores that the downloads and cargo's serial steps
+## leave idle), then the Python tests (two workers).
 test:
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-fetch test-rust-all
-	$(MAKE) --no-print-directory test-python test-polars
+	$(MAKE) --no-print-directory test-python
 
 test-fetch:
 	$(MAKE) --no-print-directory $(VENV)/.ok
@@ -141,6 +141,7 @@ test-fetch:
 test-rust-all:
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory test-rust
+	$(MAKE) --no-print-directory test-polars
 
 ## Formatting and clippy, warnings as errors (every target: lib, bin, tests, benches).
 lint:
