@@ -156,8 +156,8 @@ test-rust:
 test-polars:
 	CARGO_PROFILE_DEV_DEBUG=0 $(CARGO) test --features query --test polars_stats
 
-# The binary is `make build`'s (venv builds it).
-test-python: venv debs katago
+# The binary is `make build`'s (the same units as the Rust tests: nothing to compile after them).
+test-python: build venv debs katago
 	KIBO=$(KIBO) SHARED=$(SHARED) KATAGO_HOME=$(KATAGO_HOME) $(PY) -m pytest -q -n 2 --dist loadfile tests/python
 
 ## KataGo, the judge of the hard games (docs/scoring.md, "KataGo as the judge"; `make test`
@@ -223,7 +223,7 @@ $(VENV)/.train: tests/python/requirements-train.txt $(VENV)/.ok
 ## and train.py (b1c6nbt, CPU) on `kibo export katago` of the dev corpus
 ## (tests/python/test_train_katago.py), and TRL's SFTTrainer on a tiny Qwen2-VL built from
 ## a config, on `kibo export vlm` of the embedded sample (tests/python/test_train_vlm.py).
-test-train: venv debs $(VENV)/.train
+test-train: build venv debs $(VENV)/.train
 	KIBO=$(KIBO) SHARED=$(SHARED) $(PY) -m pytest -q -s --run-train tests/python/test_train_katago.py tests/python/test_train_vlm.py
 
 ## Benchmarks: print figures, assert nothing.
