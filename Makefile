@@ -173,7 +173,6 @@ KATAGO_MODEL := $(KATAGO_HOME)/katrain/katrain/models/b10c384h6nbttflrs.bin.gz
 KATAGO_CONFIG := $(KATAGO_HOME)/katrain/katrain/KataGo/analysis_config.cfg
 KATAGO_CPU  := $(shell grep -m1 '^flags' /proc/cpuinfo | md5sum | cut -c1-12)
 KATAGO_STAMP := $(KATAGO_HOME)/katago-6a1fc5d/built-for-cpu-$(KATAGO_CPU)
-$(KATAGO_BIN): $(KATAGO_STAMP)
 $(KATAGO_STAMP):
 	@test -f $(KATAGO_SRC) || { echo "katago: $(KATAGO_SRC) is missing"; exit 2; }
 	@missing=$$(for p in $(KATAGO_DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
