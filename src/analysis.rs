@@ -114,10 +114,11 @@ impl Katago {
     }
 
     /// The settings given to `-override-config`: `nnRandomize=false` (the net reads each
-    /// position as it stands, no random symmetry, so that a rerun gives the same
-    /// answers), then the threads that are set.
+    /// position as it stands, no random symmetry) and `wideRootNoise=0` (the analysis
+    /// engine's default 0.04 draws random noise at the root of every search past one
+    /// visit), so that a rerun gives the same answers; then the threads that are set.
     pub fn overrides(settings: &KatagoSettings) -> Vec<String> {
-        let mut overrides = vec!["nnRandomize=false".to_string()];
+        let mut overrides = vec!["nnRandomize=false".to_string(), "wideRootNoise=0".to_string()];
         for (k, v) in [("numAnalysisThreads", settings.threads), ("numSearchThreads", settings.search_threads)] {
             if let Some(v) = v {
                 overrides.push(format!("{k}={v}"));

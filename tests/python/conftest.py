@@ -53,6 +53,20 @@ def katago_flags():
             "--katago-config", str(KATAGO_CONFIG)]
 
 
+@pytest.fixture(scope="session")
+def tiny_katago(katago_flags, tmp_path_factory):
+    """`make katago`'s engine and config with a one-block net of random weights
+    (tiny_katago_net.py, the same model version as the real net): `(flags, model)`.
+    For the tests of what kibo sends and keeps (positions, legality, resume, engine
+    counts), where the net's judgement is not under test; an evaluation costs about 2 ms
+    against the real net's 2-3 s on these cores. The judge's tests keep the real net."""
+    from tiny_katago_net import write_tiny_net
+    model = write_tiny_net(tmp_path_factory.mktemp("tiny-net") / "kibo-tiny-b1c16.bin.gz")
+    flags = list(katago_flags)
+    flags[flags.index("--katago-model") + 1] = str(model)
+    return flags, pathlib.Path(model)
+
+
 def fake_katago(tmp_path, script, mode):
     """`--katago-*` flags of a stand-in engine: `script` (a Python program reading the
     mode from its model's name, `net-<mode>`) and empty model and config files."""

@@ -1,6 +1,7 @@
 """`kibo label` (docs/labels.md): KataGo's reading of drawn positions as DIR/labels/.
-With the real engine (`make katago`, which `make test` runs): a labelled row equals a
-query this test writes itself; the history reaches KataGo (a ko retake is never the
+With `make katago`'s engine and a one-block net of random weights (conftest.py,
+`tiny_katago`: what kibo sends and keeps is under test here, not the net's judgement): a
+labelled row equals a query this test writes itself; the history reaches KataGo (a ko retake is never the
 answer); rules, komi and handicap go as recorded; labels are byte-identical over engine
 counts, after kill -9 and a rerun, and when a draw grows; and with stand-in engines that
 crash or hang."""
@@ -14,7 +15,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import KATAGO_BINARY, KATAGO_CONFIG, KATAGO_MODEL, fake_katago
+from conftest import KATAGO_BINARY, KATAGO_CONFIG, fake_katago
 
 COLS = "ABCDEFGHJKLMNOPQRST"
 
@@ -41,7 +42,7 @@ def run(kibo, *args, **kw):
 
 
 @pytest.fixture(scope="module")
-def small(kibo, katago_flags, tmp_path_factory):
+def small(kibo, tiny_katago, tmp_path_factory):
     """`kibo run` on the two games above, every position labelled with the policy."""
     tmp = tmp_path_factory.mktemp("label-small")
     (tmp / "in").mkdir()
@@ -51,17 +52,17 @@ def small(kibo, katago_flags, tmp_path_factory):
     r = run(kibo, "run", "--input", str(tmp / "in"), "--out", str(out), "--licence", "MIT", "-q")
     assert r.returncode == 0, r.stderr
     r = run(kibo, "label", "--out", str(out), "--limit", "0", "--splits", "train,val,test", "--policy", "--ownership",
-            "-q", *katago_flags)
+            "-q", *tiny_katago[0])
     assert r.returncode == 0, r.stderr
     return out
 
 
-def katago_answers(queries):
+def katago_answers(queries, model):
     """KataGo's own answers to `queries` (one engine, one position at a time, as kibo
     runs it), by (id, turn)."""
     p = subprocess.run(
-        [str(KATAGO_BINARY), "analysis", "-config", str(KATAGO_CONFIG), "-model", str(KATAGO_MODEL),
-         "-override-config", "nnRandomize=false,numAnalysisThreads=1,numSearchThreads=1"],
+        [str(KATAGO_BINARY), "analysis", "-config", str(KATAGO_CONFIG), "-model", str(model),
+         "-override-config", "nnRandomize=false,wideRootNoise=0,numAnalysisThreads=1,numSearchThreads=1"],
         input="".join(json.dumps(q) + "\n" for q in queries), capture_output=True, text=True, timeout=600)
     out = {}
     for line in p.stdout.splitlines():
@@ -77,7 +78,7 @@ def rules_of(ru):
     return "chinese" if "chin" in ru else "japanese"
 
 
-def test_a_labelled_row_equals_katagos_own_answer_to_the_same_query(small):
+def test_a_labelled_row_equals_katagos_own_answer_to_the_same_query(small, tiny_katago):
     games = {g["game_id"]: g for g in pq.read_table(small / "games").to_pylist()}
     labels = pq.read_table(small / "labels").to_pylist()
     samples = pq.read_table(small / "samples").to_pylist()
@@ -97,7 +98,7 @@ def test_a_labelled_row_equals_katagos_own_answer_to_the_same_query(small):
             "analyzeTurns": turns, "maxVisits": 1, "includePolicy": True, "includeOwnership": True,
             "overrideSettings": {"reportAnalysisWinratesAs": "BLACK"},
         })
-    answers = katago_answers(queries)
+    answers = katago_answers(queries, tiny_katago[1])
     f32 = lambda x: float(np.float32(x))
     for r in labels:
         v = answers[(r["game_id"], r["move_number"] - 1)]
@@ -142,12 +143,12 @@ def test_every_engine_move_is_an_empty_legal_point_of_the_samples_board(small):
             assert r["policy"][i] >= 0
 
 
-def test_the_manifest_records_the_engine_and_the_draw(small):
+def test_the_manifest_records_the_engine_and_the_draw(small, tiny_katago):
     m = json.loads((small / "manifest.json").read_text())
     lab = m["labels"]
     assert lab["version"] == "1" and lab["rows"] == 15
-    assert lab["engine"]["model"] == KATAGO_MODEL.name and len(lab["engine"]["model_blake3"]) == 64
-    assert lab["engine"]["visits"] == 1 and "nnRandomize=false" in lab["engine"]["overrides"]
+    assert lab["engine"]["model"] == tiny_katago[1].name and len(lab["engine"]["model_blake3"]) == 64
+    assert lab["engine"]["visits"] == 1 and {"nnRandomize=false", "wideRootNoise=0"} <= set(lab["engine"]["overrides"])
     assert lab["draw"]["splits"] == ["train", "val", "test"] and lab["draw"]["limit"] == 0
     assert m["tables"]["labels"]["rows"] == 15
     rep = json.loads((small / "report.json").read_text())["label"]
@@ -160,6 +161,10 @@ def test_the_manifest_records_the_engine_and_the_draw(small):
 # ---------------------------------------------------------------- determinism and resume
 
 N = 8
+# Visits a position in the runs below: a search past one visit (whose answers must not
+# vary between runs either), and about 0.3 s a position with the tiny net, so that the
+# kill -9 test finds the first chunk committed and the second not.
+VISITS = ["--katago-visits", "400"]
 
 
 @pytest.fixture(scope="module")
@@ -187,10 +192,10 @@ def files(out):
 
 
 @pytest.fixture(scope="module")
-def reference_out(kibo, dev_out, katago_flags, chunked, tmp_path_factory):
+def reference_out(kibo, dev_out, tiny_katago, chunked, tmp_path_factory):
     """N rows of the dev corpus labelled by one engine, in chunks of 2."""
     out = fresh(dev_out, tmp_path_factory.mktemp("label-ref"), "one")
-    label(kibo, out, chunked, katago_flags, "--limit", str(N), "--katago-threads", "1")
+    label(kibo, out, chunked, tiny_katago[0] + VISITS, "--limit", str(N), "--katago-threads", "1")
     assert len(files(out)) == N // 2
     return out
 
@@ -215,32 +220,32 @@ def test_every_engine_move_of_dev_labels_is_an_empty_legal_point(reference_out):
             assert s["board"][i] == 0 and i != s["ko_point"], r
 
 
-def test_labels_are_byte_identical_whatever_the_engine_count(kibo, dev_out, katago_flags, chunked, reference,
+def test_labels_are_byte_identical_whatever_the_engine_count(kibo, dev_out, tiny_katago, chunked, reference,
                                                             tmp_path):
     out = fresh(dev_out, tmp_path, "two")
-    label(kibo, out, chunked, katago_flags, "--limit", str(N), "--katago-threads", "2")
+    label(kibo, out, chunked, tiny_katago[0] + VISITS, "--limit", str(N), "--katago-threads", "2")
     assert files(out) == reference
 
 
-def test_a_larger_limit_labels_only_the_new_rows(kibo, dev_out, katago_flags, chunked, reference, tmp_path):
+def test_a_larger_limit_labels_only_the_new_rows(kibo, dev_out, tiny_katago, chunked, reference, tmp_path):
     out = fresh(dev_out, tmp_path, "grow")
-    first = label(kibo, out, chunked, katago_flags, "--limit", str(N // 2), "--katago-threads", "2")
+    first = label(kibo, out, chunked, tiny_katago[0] + VISITS, "--limit", str(N // 2), "--katago-threads", "2")
     assert first["read"] == N // 2
-    second = label(kibo, out, chunked, katago_flags, "--limit", str(N), "--katago-threads", "2")
+    second = label(kibo, out, chunked, tiny_katago[0] + VISITS, "--limit", str(N), "--katago-threads", "2")
     assert (second["reused"], second["read"]) == (N // 2, N // 2)
     assert files(out) == reference
     # The same draw again reads nothing.
-    again = label(kibo, out, chunked, katago_flags, "--limit", str(N), "--katago-threads", "2")
+    again = label(kibo, out, chunked, tiny_katago[0] + VISITS, "--limit", str(N), "--katago-threads", "2")
     assert (again["reused"], again["read"]) == (N, 0)
     assert files(out) == reference
 
 
 def test_kill_9_then_a_rerun_goes_on_from_the_last_chunk_and_equals_an_uninterrupted_run(
-        kibo, dev_out, katago_flags, chunked, reference, tmp_path):
+        kibo, dev_out, tiny_katago, chunked, reference, tmp_path):
     out = fresh(dev_out, tmp_path, "killed")
     store = out / ".tmp-label-chunks"
     p = subprocess.Popen([kibo, "label", "--out", str(out), "--pipeline", str(chunked), "-q", "--limit", str(N),
-                          "--katago-threads", "1", *katago_flags], stderr=subprocess.PIPE)
+                          "--katago-threads", "1", *tiny_katago[0], *VISITS], stderr=subprocess.PIPE)
     deadline = time.time() + 300
     while time.time() < deadline and not list(store.glob("chunk-*.parquet")) and p.poll() is None:
         time.sleep(0.05)
@@ -249,7 +254,7 @@ def test_kill_9_then_a_rerun_goes_on_from_the_last_chunk_and_equals_an_uninterru
     p.wait()
     committed = list(store.glob("chunk-*.parquet"))
     assert 1 <= len(committed) < N // 2 and not (out / "labels").exists()
-    rep = label(kibo, out, chunked, katago_flags, "--limit", str(N), "--katago-threads", "1")
+    rep = label(kibo, out, chunked, tiny_katago[0] + VISITS, "--limit", str(N), "--katago-threads", "1")
     assert rep["reused"] >= 2 and rep["read"] <= N - 2
     assert files(out) == reference
     assert not store.exists() and not list(out.glob(".tmp-*"))

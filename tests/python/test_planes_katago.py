@@ -40,6 +40,7 @@ import polars as pl
 import pytest
 
 from conftest import SHARED
+from oracle_cache import OracleCache
 
 ORACLE = SHARED.parent / "oracles" / "katago-python"
 N_RANDOM = 4000
@@ -229,9 +230,12 @@ def test_katago_v7_planes_equal_features_py(katago_data, dev_out):
                             "cpp_pass_would_end_phase", "cpp_ladder_search", "superko_rules",
                             "cpp_superko", "cpp_superko_beyond_window"], 0)
     bad = []
+    cache = OracleCache("planes-features-py", oracle_code(__file__))
     for gid, wanted in by_game.items():
         g = ginfo[gid]
-        bad += check_game(Board, feat, GameState, g, sorted(wanted), bins, globs, counts)
+        bad += check_game(Board, feat, GameState, g, sorted(wanted), bins, globs, counts, cache)
+    cache.save()
+    print(f"features.py answers: {cache.hits} games remembered, {cache.misses} asked")
     counts["rows"] = len(rows)
     print("katago-v7 coverage:", json.dumps({k: v for k, v in counts.items() if k != "superko_beyond"}))
     # The C++ sees the whole game; kibo the positions up to 8 moves back.
@@ -245,9 +249,50 @@ def test_katago_v7_planes_equal_features_py(katago_data, dev_out):
         assert counts[k] >= 10, (k, counts)
 
 
-def check_game(Board, feat, GameState, g, wanted, bins, globs, counts):
-    """Replays `g` on KataGo's board, copying a board only where a wanted row needs it
-    (the rows' boards one and two moves back), and checks each wanted row."""
+def ladder_only(ob, kbin):
+    """The oracle's planes differ from kibo's only in the ladder planes 14-17."""
+    return not np.array_equal(ob, kbin) and (ob[:14] == kbin[:14]).all() and (ob[18:] == kbin[18:]).all()
+
+
+def check_game(Board, feat, GameState, g, wanted, bins, globs, counts, cache):
+    """Checks the wanted rows `(move_number, npz row)` of `g` against features.py's
+    answers (`oracle_game`), remembered in `cache` under the game and the move numbers.
+    A remembered answer lacks the C++-ladder planes of a row where it did not need them;
+    a row that needs them now asks the oracle again."""
+    kbins = {mn: unpack(bins[r]) for mn, r in wanted}
+    key = cache.key([g[k] for k in GAME_FIELDS], [mn for mn, _ in wanted])
+    answers = cache.get(key)
+    if answers is None or any(answers[mn]["cpp"] is None and ladder_only(planes(answers[mn]["ob"]), kbins[mn])
+                              for mn, _ in wanted):
+        answers = oracle_game(Board, feat, GameState, g, [mn for mn, _ in wanted],
+                              lambda mn, ob: ladder_only(ob, kbins[mn]))
+        cache.put(key, answers)
+    bad = []
+    for mn, r in wanted:
+        bad += check_row(g, mn - 1, answers[mn], kbins[mn], globs[r], counts)
+    return bad
+
+
+# What `oracle_game` reads of a games-table row (the cache key).
+GAME_FIELDS = ("game_id", "rules", "handicap", "komi", "setup_black", "setup_white", "colors", "moves")
+
+
+def oracle_code(test_file):
+    """The files whose code makes the oracle's answers: KataGo's Python and this test."""
+    game = ORACLE / "katago" / "game"
+    return [test_file, game / "features.py", game / "board.py", game / "gamestate.py",
+            ORACLE / "katago" / "train" / "modelconfigs.py"]
+
+
+def planes(packed):
+    return np.unpackbits(packed, axis=-1)[:, :361]
+
+
+def oracle_game(Board, feat, GameState, g, wanted, needs_cpp):
+    """features.py's answer for each wanted move number of `g`, replayed on KataGo's
+    board (copied only where a wanted row needs the boards one and two moves back): the
+    planes (packed) and globals of `OracleRow.fill()`; with the C++'s ladder search too
+    (`cpp`) where `needs_cpp(move_number, planes)`; and what the call was made of."""
     name = rules_of(g["rules"])
     rules = rules_dict(GameState, name)
     eff_ha = max(g["handicap"], len(g["setup_black"]) if not g["setup_white"] and len(g["setup_black"]) >= 2 else 0)
@@ -260,21 +305,20 @@ def check_game(Board, feat, GameState, g, wanted, bins, globs, counts):
     colors, moves = g["colors"], g["moves"]
     kind = SUPERKO.get(name)
     hist = KoHistory(Board, board, kind, Board.BLACK if colors[0] == "B" else Board.WHITE) if kind and moves else None
-    need = {m - 1 - k for m, _ in wanted for k in (1, 2)}
+    need = {m - 1 - k for m in wanted for k in (1, 2)}
     kept = {}
     played = []
-    bad = []
+    answers = {}
     w = 0
     for i in range(len(moves)):
-        while w < len(wanted) and wanted[w][0] == i + 1:
+        while w < len(wanted) and wanted[w] == i + 1:
             boards = [None] * (i + 1)
             boards[i] = board
             for k in (1, 2):
                 if i - k >= 0:
                     boards[i - k] = kept[i - k]
-            kbin = unpack(bins[wanted[w][1]])
-            bad += check_row(Board, feat, board, boards, played, g, i, name, dict(rules), komi, kbin,
-                             globs[wanted[w][1]], counts, hist)
+            answers[wanted[w]] = oracle_answer(Board, feat, board, boards, played, g, i, name, dict(rules), komi, hist,
+                                               lambda ob: needs_cpp(wanted[w], ob))
             w += 1
         if w == len(wanted):
             break
@@ -287,7 +331,7 @@ def check_game(Board, feat, GameState, g, wanted, bins, globs, counts):
         played.append((pla, loc))
         if hist:
             hist.push(board, pla, loc)
-    return bad
+    return answers
 
 
 DEFENDER_MOVES = """                if isDefender:
@@ -417,22 +461,35 @@ class OracleRow:
         return ob, gl[0]
 
 
-def check_row(Board, feat, board, all_boards, played, g, i, name, rules, komi, kbin, kglob, counts, hist):
+def oracle_answer(Board, feat, board, all_boards, played, g, i, name, rules, komi, hist, needs_cpp):
+    """features.py's row `i` of `g` (`OracleRow`), as `oracle_game` keeps it."""
     row = OracleRow(Board, feat, board, all_boards, played, g, i, name, rules, komi, hist)
-    bans, bonus, hide, chain = row.bans, row.bonus, row.hide, row.chain
+    ob, gl = row.fill()
+    beyond = None
     if hist:
         full = superko_bans(Board, board, row.pla, hist, bool(rules["multiStoneSuicideLegal"]))
+        beyond = sorted(full - row.bans)
+    cpp = np.packbits(row.fill(cpp_double_ko=True, cpp_bounds=True)[0], axis=-1) if needs_cpp(ob) else None
+    return {"ob": np.packbits(ob, axis=-1), "gl": gl, "cpp": cpp, "bans": bool(row.bans), "bonus": row.bonus,
+            "hide": row.hide, "chain": row.chain, "pass_ends": rules["passWouldEndPhase"], "superko_beyond": beyond}
+
+
+def check_row(g, i, a, kbin, kglob, counts):
+    """Row `i` of `g`: features.py's answer `a` against kibo's planes and globals; counts
+    the cases it covers."""
+    name = rules_of(g["rules"])
+    if a["superko_beyond"] is not None:
         counts["superko_rules"] += 1
-        counts["cpp_superko_beyond_window"] += full != bans
-        if full != bans:
-            counts.setdefault("superko_beyond", []).append((g["game_id"], i + 1, sorted(full - bans)))
-    ob, gl = row.fill()
-    gl = gl[None]
-    if not np.array_equal(ob, kbin) and (ob[:14] == kbin[:14]).all() and (ob[18:] == kbin[18:]).all():
+        counts["cpp_superko_beyond_window"] += bool(a["superko_beyond"])
+        if a["superko_beyond"]:
+            counts.setdefault("superko_beyond", []).append((g["game_id"], i + 1, a["superko_beyond"]))
+    ob, gl = planes(a["ob"]), a["gl"][None]
+    if ladder_only(ob, kbin):
         # The C++'s ladder search (its double-ko test and its defender shortcuts, see the
         # module docs), then compare again.
-        ob, _ = row.fill(cpp_double_ko=True, cpp_bounds=True)
+        ob = planes(a["cpp"])
         counts["cpp_ladder_search"] += bool(np.array_equal(ob, kbin))
+    hide, chain = a["hide"], a["chain"]
     counts["japanese"] += name == "japanese" and g["rules"] is not None
     counts["chinese"] += name == "chinese"
     counts["missing_rules"] += g["rules"] is None
@@ -445,11 +502,11 @@ def check_row(Board, feat, board, all_boards, played, g, i, name, rules, komi, k
     counts["ladder_prev2"] += bool((ob[16] != ob[15]).any())
     counts["working"] += bool(ob[17].any())
     counts["area"] += bool(ob[18].any())
-    counts["cpp_handicap_bonus"] += bonus > 0
+    counts["cpp_handicap_bonus"] += a["bonus"] > 0
     counts["cpp_hidden_history"] += hide
     counts["cpp_ladder_board_fallback"] += (not hide) and i >= 1 and chain < min(i, 2)
-    counts["cpp_pass_would_end_phase"] += rules["passWouldEndPhase"]
-    counts["cpp_superko"] += bool(bans)
+    counts["cpp_pass_would_end_phase"] += a["pass_ends"]
+    counts["cpp_superko"] += a["bans"]
     diffs = []
     if not np.array_equal(ob, kbin):
         chans = sorted(set(np.nonzero(ob != kbin)[0].tolist()))

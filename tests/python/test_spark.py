@@ -52,17 +52,18 @@ def spark(kibo, pipe, out, *extra):
     return r.stderr
 
 
-# Exact mode also labels this many rows with KataGo (`--label`), one `kibo part label` task
-# a part, and one process labels them too: the labels must be the same bytes.
+# Exact mode also labels this many rows with KataGo (`--label`; the tiny net of conftest.py's
+# `tiny_katago`), one `kibo part label` task a part, and one process labels them too: the
+# labels must be the same bytes.
 LABEL = 8
 
 
 @pytest.fixture(scope="module")
-def built(kibo, shared, katago_flags, tmp_path_factory):
+def built(kibo, shared, tiny_katago, tmp_path_factory):
     dev = shared("dev").resolve()
     tmp = tmp_path_factory.mktemp("spark")
     outs = {}
-    label_flags = ["--katago-threads", "1", *katago_flags]
+    label_flags = ["--katago-threads", "1", *tiny_katago[0]]
     for mode in ("exact", "symmetry"):
         pipe = pipeline(tmp, dev, mode)
         one = tmp / f"one-{mode}"

@@ -18,7 +18,7 @@ the table `DIR/labels/` (docs/labels.md; columns in docs/schema.md, "`labels`").
    kill -9, it goes on where the last committed chunk ended), and takes every row it
    can from the existing labels and the chunk store (a larger `--limit` labels only the
    new rows); a reused row is the same value the engine gives again (`nnRandomize =
-   false`, one search thread a position), so the files are the same as an uninterrupted
+   false`, `wideRootNoise = 0`, one search thread a position), so the files are the same as an uninterrupted
    run's. At the end the chunks become `DIR/labels/part-NNNNN.parquet` (the folder
    swapped in whole), then `manifest.json`, `report.json` and the dataset card follow.
 */
