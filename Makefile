@@ -125,12 +125,12 @@ $(VENV)/.kibo-py: $(VENV)/.ok $(KIBO_PY_SRC)
 venv: $(VENV)/.ok $(VENV)/.kibo-py
 
 ## Everything, in two phases: the downloads (the venv's wheels, the Debian packages,
-## KataGo's net) and KataGo's build beside formatting, clippy, the Rust tests and the
-## Polars test (one job each, filling the cores that the downloads and cargo's serial steps
-## leave idle), then the Python tests (two workers).
+## KataGo's net) and KataGo's build beside the release build of kibo; then the Python tests
+## (two workers) beside formatting, clippy, the Rust tests and the Polars test, which fill
+## the cores the workers leave idle (a worker waiting on a child, the last file alone).
 test:
-	$(MAKE) --no-print-directory -j2 --output-sync=target test-fetch test-rust-all
-	$(MAKE) --no-print-directory test-python
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-fetch build
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-python test-rust-all
 
 test-fetch:
 	$(MAKE) --no-print-directory $(VENV)/.ok

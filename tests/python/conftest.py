@@ -117,13 +117,34 @@ def sample_filtered(kibo, tmp_path_factory):
     return out
 
 
+def built_once(tmp_path_factory, name, build):
+    """`build(path)` once for the whole run, and the path. Under pytest-xdist each worker
+    holds its own session fixtures, so each would build its own; here the first worker to
+    ask builds it in the run's shared base folder, and the others wait (a file lock) and
+    read it. The tests only read it, as they read any session fixture."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        path = tmp_path_factory.mktemp(name) / "out"
+        build(path)
+        return path
+    import fcntl
+    import shutil
+    root = tmp_path_factory.getbasetemp().parent / f"once-{name}"
+    with open(f"{root}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (root / ".built").exists():
+            shutil.rmtree(root, ignore_errors=True)
+            root.mkdir()
+            build(root / "out")
+            (root / ".built").touch()
+    return root / "out"
+
+
 @pytest.fixture(scope="session")
 def dev_out(kibo, tmp_path_factory):
     """`kibo run` on the dev corpus (pipelines/dev.toml: exact dedup)."""
     shared_path("dev")
-    out = tmp_path_factory.mktemp("dev") / "out"
-    subprocess.run([kibo, "run", "--pipeline", "pipelines/dev.toml", "--out", str(out), "-q"], cwd=ROOT, check=True)
-    return out
+    return built_once(tmp_path_factory, "dev", lambda out: subprocess.run(
+        [kibo, "run", "--pipeline", "pipelines/dev.toml", "--out", str(out), "-q"], cwd=ROOT, check=True))
 
 
 KATAGO_SEED = 7
@@ -132,10 +153,8 @@ KATAGO_SEED = 7
 @pytest.fixture(scope="session")
 def katago_data(kibo, dev_out, tmp_path_factory):
     """`kibo export katago` of the dev corpus (the data folder train.py reads)."""
-    to = tmp_path_factory.mktemp("katago") / "data"
-    subprocess.run([kibo, "export", "katago", "--out", str(dev_out), "--to", str(to), "--seed", str(KATAGO_SEED)],
-                   check=True)
-    return to
+    return built_once(tmp_path_factory, "katago", lambda to: subprocess.run(
+        [kibo, "export", "katago", "--out", str(dev_out), "--to", str(to), "--seed", str(KATAGO_SEED)], check=True))
 
 
 def pytest_addoption(parser):
