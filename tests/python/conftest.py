@@ -166,11 +166,13 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "train: slow training runs, only with --run-train (make test-train)")
 
 
-# The slowest files, slowest first (`pytest --durations`, two workers, 2026-12-06): they run
-# first, so that the workers of `make test` (`-n 2 --dist loadfile`: a file to a worker, in
-# collection order) end together instead of one of them finishing the longest file alone.
-SLOWEST_FIRST = ["test_label.py", "test_spark.py", "test_planes_katago.py", "test_score_katago.py",
-                 "test_export_vlm.py", "test_export_katago.py", "test_kibo_py.py"]
+# The slowest files, slowest first (`pytest --durations`, two workers, 2026-12-06, the tiny
+# net in test_label and features.py's answers remembered): they run first, so that the
+# workers of `make test` (`-n 2 --dist loadfile`: a file to a worker, in collection order)
+# end together instead of one of them finishing the longest file alone.
+SLOWEST_FIRST = ["test_spark.py", "test_score_katago.py", "test_export_vlm.py", "test_export_katago.py",
+                 "test_kibo_py.py", "test_planes_katago.py", "test_make_input.py", "test_ladder_cpp.py",
+                 "test_label.py", "test_oracle.py"]
 
 
 def pytest_collection_modifyitems(config, items):
