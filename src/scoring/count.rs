@@ -229,7 +229,11 @@ fn count_on(
 /// seki whose point is [`Owner::Undecided`]) of White dead and of Black alive is Black's
 /// best, the reverse White's best; only the undecided points change (they take the
 /// owners of [`assemble`] on the board with those chains settled), and a point that stays
-/// undecided even then may still move its count by 2. Never more than 2 a point.
+/// undecided even then (empty, or a dead stone's) moves the count by 1. Neither way goes
+/// beyond what the undecided points can do one by one: 1 an empty point or a dead
+/// stone's, 1 a stone under area rules, and under territory rules 2 towards the
+/// opponent (none towards its colour) a stone of an unsettled chain. Seki is not among
+/// the outcomes (as in [`super::judge()`]'s count).
 fn swing(pos: &Pos, own: &Ownership, score: &Score, recount: impl Fn(&Ownership) -> Score) -> [f32; 2] {
     let ch = Chains::new(pos);
     let nch = ch.len();
@@ -409,9 +413,10 @@ fn seki_eye_colour(pos: &Pos, i: usize) -> Option<u8> {
 /// record names no winner (draw, void, unknown). `recorded_margin`: the margin written in
 /// the result (`RE[W+3.5]` → `3.5`; the sign is ignored), `None` when it gives none.
 ///
-/// Let `m` = [`Score::margin`] and `u` = [`Score::undecided_points`]; every undecided
-/// point can move the margin by up to 2 (a stone that is dead after all is a point of
-/// territory plus a prisoner), so the true margin lies in `[m − 2u, m + 2u]`.
+/// Let `m` = [`Score::margin`], `u` = [`Score::undecided_points`] and `[down, up]` =
+/// [`Score::swing`] (from [`count()`]: the unsettled chains settled each way; at most 2
+/// a point, a stone that is dead after all being a point of territory plus a prisoner);
+/// the true margin lies in `[m − down, m + up]`.
 /// * no recorded winner → [`ScoreCheck::Undecided`];
 /// * that interval contains 0 (the undecided points could flip the winner; with `u = 0`,
 ///   a count of exactly 0) → [`ScoreCheck::Undecided`] if `u > 0`, else
@@ -419,8 +424,8 @@ fn seki_eye_colour(pos: &Pos, i: usize) -> Option<u8> {
 /// * the count's winner differs from the recorded one → [`ScoreCheck::WinnerDiffers`];
 /// * no recorded margin → [`ScoreCheck::Agrees`];
 /// * `| |m| − recorded |` ≤ [`MARGIN_TOLERANCE`] (1 point) → [`ScoreCheck::Agrees`];
-/// * otherwise, if the undecided points could explain the difference
-///   (`≤ 2u + MARGIN_TOLERANCE`) → [`ScoreCheck::Undecided`], else
+/// * otherwise, if the undecided points could explain the difference (the recorded
+///   margin within that interval, ± [`MARGIN_TOLERANCE`]) → [`ScoreCheck::Undecided`], else
 ///   [`ScoreCheck::MarginDiffers`] (the same winner, margins more than a point apart).
 ///
 /// A non-finite margin in either argument gives [`ScoreCheck::Undecided`].
