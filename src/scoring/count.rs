@@ -413,10 +413,25 @@ fn seki_eye_colour(pos: &Pos, i: usize) -> Option<u8> {
 /// record names no winner (draw, void, unknown). `recorded_margin`: the margin written in
 /// the result (`RE[W+3.5]` → `3.5`; the sign is ignored), `None` when it gives none.
 ///
-/// Let `m` = [`Score::margin`], `u` = [`Score::undecided_points`] and `[down, up]` =
-/// [`Score::swing`] (from [`count()`]: the unsettled chains settled each way; at most 2
-/// a point, a stone that is dead after all being a point of territory plus a prisoner);
-/// the true margin lies in `[m − down, m + up]`.
+/// The verdict of [`check_within`] with every undecided point moving the margin by up to
+/// 2 (a stone that is dead after all is a point of territory plus a prisoner), except
+/// that an `Undecided` there is [`ScoreCheck::Agrees`] when it is with [`Score::swing`]
+/// (the unsettled chains settled each way, see [`count()`]): the narrower bound may
+/// confirm a record, never contradict it.
+pub fn check_result(score: &Score, winner_black: Option<bool>, recorded_margin: Option<f32>) -> ScoreCheck {
+    let wide = [SWING_PER_UNDECIDED * score.undecided_points as f32; 2];
+    match check_within(score, wide, winner_black, recorded_margin) {
+        ScoreCheck::Undecided
+            if check_within(score, score.swing, winner_black, recorded_margin) == ScoreCheck::Agrees =>
+        {
+            ScoreCheck::Agrees
+        }
+        verdict => verdict,
+    }
+}
+
+/// The count `score` against the record when the true margin lies in `[m − down, m + up]`
+/// (`m` = [`Score::margin`], `u` = [`Score::undecided_points`], `swing = [down, up]`):
 /// * no recorded winner → [`ScoreCheck::Undecided`];
 /// * that interval contains 0 (the undecided points could flip the winner; with `u = 0`,
 ///   a count of exactly 0) → [`ScoreCheck::Undecided`] if `u > 0`, else
@@ -424,12 +439,17 @@ fn seki_eye_colour(pos: &Pos, i: usize) -> Option<u8> {
 /// * the count's winner differs from the recorded one → [`ScoreCheck::WinnerDiffers`];
 /// * no recorded margin → [`ScoreCheck::Agrees`];
 /// * `| |m| − recorded |` ≤ [`MARGIN_TOLERANCE`] (1 point) → [`ScoreCheck::Agrees`];
-/// * otherwise, if the undecided points could explain the difference (the recorded
-///   margin within that interval, ± [`MARGIN_TOLERANCE`]) → [`ScoreCheck::Undecided`], else
-///   [`ScoreCheck::MarginDiffers`] (the same winner, margins more than a point apart).
+/// * otherwise, if the recorded margin lies in that interval (± [`MARGIN_TOLERANCE`]) →
+///   [`ScoreCheck::Undecided`], else [`ScoreCheck::MarginDiffers`] (the same winner,
+///   margins more than a point apart).
 ///
 /// A non-finite margin in either argument gives [`ScoreCheck::Undecided`].
-pub fn check_result(score: &Score, winner_black: Option<bool>, recorded_margin: Option<f32>) -> ScoreCheck {
+fn check_within(
+    score: &Score,
+    swing: [f32; 2],
+    winner_black: Option<bool>,
+    recorded_margin: Option<f32>,
+) -> ScoreCheck {
     let Some(black_won) = winner_black else {
         return ScoreCheck::Undecided;
     };
@@ -437,7 +457,7 @@ pub fn check_result(score: &Score, winner_black: Option<bool>, recorded_margin: 
     if !m.is_finite() {
         return ScoreCheck::Undecided;
     }
-    let [down, up] = score.swing.map(|s| if s.is_finite() { s.max(0.0) } else { f32::INFINITY });
+    let [down, up] = swing.map(|s| if s.is_finite() { s.max(0.0) } else { f32::INFINITY });
     if m - down <= 0.0 && m + up >= 0.0 {
         return if score.undecided_points > 0 { ScoreCheck::Undecided } else { ScoreCheck::WinnerDiffers };
     }

@@ -16,27 +16,11 @@ use super::{Ownership, Score, ScoreCheck};
 pub const FLIP_MARGIN: f32 = 2.0;
 
 /// Why a count that names the other winner is too near the line to say the record is
-/// wrong, or `None`: at most [`FLIP_MARGIN`] points (whoever's evidence the dead stones
-/// come from, the count's dame and points that must be filled are kibo's), or no more
-/// than its undecided points could move it at 2 a point (their [`Score::swing`] settles
-/// the unsettled chains on the judge's own reading of the rest; a flip does not rest on
-/// that).
+/// wrong (at most [`FLIP_MARGIN`] points; whoever's evidence the dead stones come from,
+/// the count's dame and points that must be filled are kibo's), or `None`.
 pub fn flip_near_the_line(score: &Score) -> Option<String> {
-    let m = score.margin.abs();
-    if m <= FLIP_MARGIN {
-        return Some(format!(
-            "the count {} names the other winner by {FLIP_MARGIN} points or less",
-            score.result_text()
-        ));
-    }
-    let u = score.undecided_points;
-    (m <= 2.0 * u as f32).then(|| {
-        format!(
-            "the count {} names the other winner by no more than its {u} undecided point{} could move it",
-            score.result_text(),
-            if u == 1 { "" } else { "s" }
-        )
-    })
+    (score.margin.abs() <= FLIP_MARGIN)
+        .then(|| format!("the count {} names the other winner by {FLIP_MARGIN} points or less", score.result_text()))
 }
 
 /// Why a `winner_differs` of kibo's own judge is not decisive, or `None` when it is.
@@ -78,8 +62,7 @@ pub fn flip_doubt(
     let dead: Vec<bool> = status.iter().map(|s| *s == ChainStatus::Dead).collect();
     let alive: Vec<bool> = status.iter().map(|s| *s == ChainStatus::Alive).collect();
     let proven = assemble(&pos, &ch, &dead, &alive, &Seki { chain: vec![false; nch], point: [false; NN] });
-    // Two a point for the undecided points, as in rule 1.
-    let firm = recount(&proven).with_full_swing();
+    let firm = recount(&proven);
     if check_result(&firm, winner_black, recorded_margin) == ScoreCheck::WinnerDiffers {
         return None;
     }

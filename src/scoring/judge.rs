@@ -624,13 +624,11 @@ pub fn undecided_reason(score: &Score, j: &Judgement, check: ScoreCheck, winner_
         return Some("the count is not a number".into());
     }
     let u = score.undecided_points;
-    let [down, up] = score.swing;
     let swing = format!(
-        "{u} undecided point{} could move the count {} from {} to {}",
+        "{u} undecided point{} could move the count {} by up to {}",
         if u == 1 { "" } else { "s" },
         score.result_text(),
-        super::count::result_text(score.margin - down),
-        super::count::result_text(score.margin + up),
+        2 * u
     );
     Some(match j.unsettled_summary() {
         Some(s) => format!("{s}; {swing}"),
