@@ -10,7 +10,7 @@
 use crate::coord::{Point, NN};
 use crate::engine::{Board, Color, BLACK, EMPTY, WHITE};
 
-use super::benson::{detect_seki, Chains, Pos};
+use super::benson::{assemble, detect_seki, Chains, Pos, Seki};
 use super::{Owner, Ownership, RuleSet, Score, ScoreCheck};
 
 /// Margins (counted and recorded) that differ by at most this much agree: the usual
@@ -138,6 +138,25 @@ pub fn count(
     handicap: u32,
 ) -> Score {
     let pos = Pos::new(board);
+    let count_own = |o: &Ownership| count_on(board, &pos, o, rules, komi, [prisoners_black, prisoners_white], handicap);
+    let mut score = count_own(own);
+    if score.undecided_points > 0 {
+        score.swing = swing(&pos, own, &score, count_own);
+    }
+    score
+}
+
+/// [`count()`] on `pos` (the cells of `board`), with the symmetric swing of
+/// [`Score::from_parts`].
+fn count_on(
+    board: &Board,
+    pos: &Pos,
+    own: &Ownership,
+    rules: RuleSet,
+    komi: f32,
+    prisoners: [u32; 2],
+    handicap: u32,
+) -> Score {
     let mut dead = [false; NN];
     for p in &own.dead {
         let i = p.index() as usize;
@@ -156,7 +175,7 @@ pub fn count(
     let mut stones = [0u32; 2];
     let mut undecided = 0u32;
     let mut dead_stones = [0u32; 2];
-    let fill = if rules.is_area() { [false; NN] } else { must_fill(board, &pos, own, &dead, &seki) };
+    let fill = if rules.is_area() { [false; NN] } else { must_fill(board, pos, own, &dead, &seki) };
     for i in 0..NN {
         if !pos.on[i] {
             continue;
@@ -181,7 +200,7 @@ pub fn count(
                 _ => {
                     // Seki eye: counts for its owner under area rules only.
                     if rules.is_area() && seki[i] && cell == EMPTY {
-                        match seki_eye_colour(&pos, i) {
+                        match seki_eye_colour(pos, i) {
                             Some(BLACK) => terr[0] += 1,
                             Some(WHITE) => terr[1] += 1,
                             _ => {}
@@ -202,7 +221,76 @@ pub fn count(
             }
         }
     }
-    Score::from_parts(rules, komi, handicap, terr, [prisoners_black, prisoners_white], dead_stones, stones, undecided)
+    Score::from_parts(rules, komi, handicap, terr, prisoners, dead_stones, stones, undecided)
+}
+
+/// How far the undecided points of `own` can move the count `score` (`[down, up]`, see
+/// [`Score::swing`]): the count with every unsettled chain (a stone neither dead nor in
+/// seki whose point is [`Owner::Undecided`]) of White dead and of Black alive is Black's
+/// best, the reverse White's best; only the undecided points change (they take the
+/// owners of [`assemble`] on the board with those chains settled), and a point that stays
+/// undecided even then (empty, or a dead stone's) moves the count by 1. Neither way goes
+/// beyond what the undecided points can do one by one: 1 an empty point or a dead
+/// stone's, 1 a stone under area rules, and under territory rules 2 towards the
+/// opponent (none towards its colour) a stone of an unsettled chain. Seki is not among
+/// the outcomes (as in [`super::judge()`]'s count).
+fn swing(pos: &Pos, own: &Ownership, score: &Score, recount: impl Fn(&Ownership) -> Score) -> [f32; 2] {
+    let ch = Chains::new(pos);
+    let nch = ch.len();
+    let mut dead_point = [false; NN];
+    let mut seki = Seki { chain: vec![false; nch], point: [false; NN] };
+    for (list, flags) in [(&own.dead, &mut dead_point), (&own.seki, &mut seki.point)] {
+        for i in list.iter().map(|p| p.index() as usize).filter(|&i| i < NN) {
+            flags[i] = true;
+        }
+    }
+    let (mut dead, mut alive, mut open) = (vec![false; nch], vec![false; nch], vec![false; nch]);
+    for c in 0..nch {
+        let i = ch.points(c)[0] as usize;
+        if ch.points(c).iter().any(|&p| dead_point[p as usize]) {
+            dead[c] = true;
+        } else if seki.point[i] {
+            (seki.chain[c], alive[c]) = (true, true);
+        } else if own.point[i] == Owner::Undecided {
+            open[c] = true;
+        } else {
+            alive[c] = true;
+        }
+    }
+    // Each undecided point alone: an empty point (or a dead stone's) is at most a point
+    // of either side's; a stone of an unsettled chain under territory rules counts
+    // nothing alive and two points for the opponent dead, under area rules one point for
+    // whoever owns it.
+    let mut cap = [0f32; 2];
+    for i in (0..NN).filter(|&i| pos.on[i] && own.point[i] == Owner::Undecided) {
+        cap = match ch.of(i).filter(|&c| open[c]).map(|c| ch.color[c]) {
+            Some(BLACK) if !score.rules.is_area() => [cap[0] + SWING_PER_UNDECIDED, cap[1]],
+            Some(WHITE) if !score.rules.is_area() => [cap[0], cap[1] + SWING_PER_UNDECIDED],
+            _ => [cap[0] + 1.0, cap[1] + 1.0],
+        };
+    }
+    let m = score.margin;
+    let (mut low, mut high) = (m, m);
+    for best in [BLACK, WHITE] {
+        let lives = |c: usize| alive[c] || (open[c] && ch.color[c] == best);
+        let dies: Vec<bool> = (0..nch).map(|c| dead[c] || (open[c] && ch.color[c] != best)).collect();
+        let lives: Vec<bool> = (0..nch).map(lives).collect();
+        let settled = assemble(pos, &ch, &dies, &lives, &seki);
+        let mut o = own.clone();
+        for (i, p) in o.point.iter_mut().enumerate() {
+            if *p == Owner::Undecided {
+                *p = settled.point[i];
+            }
+        }
+        for c in (0..nch).filter(|&c| open[c] && ch.color[c] != best) {
+            o.dead.extend(ch.points(c).iter().filter_map(|&p| Point::from_index(p)));
+        }
+        // What stays undecided is empty or a dead stone's point: a point either way.
+        let s = recount(&o);
+        let left = s.undecided_points as f32;
+        (low, high) = (low.min(s.margin - left), high.max(s.margin + left));
+    }
+    [(m - low).min(cap[0]), (high - m).min(cap[1])]
 }
 
 /// Territory rules: the empty points of a player's territory that the player must
@@ -264,6 +352,12 @@ impl Score {
         result_text(self.margin)
     }
 
+    /// The same count with the undecided points' swing at its widest, 2 a point both ways
+    /// (as [`Score::from_parts`] gives it), whatever [`count()`] found they could do.
+    pub fn with_full_swing(&self) -> Score {
+        Score { swing: [SWING_PER_UNDECIDED * self.undecided_points as f32; 2], ..*self }
+    }
+
     /// The score of these parts (see [`count()`] for what each counts): territory rules
     /// `black = territory + prisoners + dead white stones`, area rules `black = stones +
     /// territory`; White adds `komi` (when finite) and, under area rules with
@@ -281,6 +375,7 @@ impl Score {
     ) -> Score {
         let komi = if komi.is_finite() { komi } else { 0.0 };
         let bonus = if rules.is_area() && handicap >= 2 { handicap as f32 } else { 0.0 };
+        let slack = SWING_PER_UNDECIDED * undecided_points as f32;
         let (b, w) = if rules.is_area() {
             ((stones[0] + territory[0]) as f32, (stones[1] + territory[1]) as f32 + bonus + komi)
         } else {
@@ -298,6 +393,7 @@ impl Score {
             white: w,
             margin: b - w,
             undecided_points,
+            swing: [slack; 2],
         }
     }
 }
@@ -317,9 +413,25 @@ fn seki_eye_colour(pos: &Pos, i: usize) -> Option<u8> {
 /// record names no winner (draw, void, unknown). `recorded_margin`: the margin written in
 /// the result (`RE[W+3.5]` → `3.5`; the sign is ignored), `None` when it gives none.
 ///
-/// Let `m` = [`Score::margin`] and `u` = [`Score::undecided_points`]; every undecided
-/// point can move the margin by up to 2 (a stone that is dead after all is a point of
-/// territory plus a prisoner), so the true margin lies in `[m − 2u, m + 2u]`.
+/// The verdict of [`check_within`] with every undecided point moving the margin by up to
+/// 2 (a stone that is dead after all is a point of territory plus a prisoner), except
+/// that an `Undecided` there is [`ScoreCheck::Agrees`] when it is with [`Score::swing`]
+/// (the unsettled chains settled each way, see [`count()`]): the narrower bound may
+/// confirm a record, never contradict it.
+pub fn check_result(score: &Score, winner_black: Option<bool>, recorded_margin: Option<f32>) -> ScoreCheck {
+    let wide = [SWING_PER_UNDECIDED * score.undecided_points as f32; 2];
+    match check_within(score, wide, winner_black, recorded_margin) {
+        ScoreCheck::Undecided
+            if check_within(score, score.swing, winner_black, recorded_margin) == ScoreCheck::Agrees =>
+        {
+            ScoreCheck::Agrees
+        }
+        verdict => verdict,
+    }
+}
+
+/// The count `score` against the record when the true margin lies in `[m − down, m + up]`
+/// (`m` = [`Score::margin`], `u` = [`Score::undecided_points`], `swing = [down, up]`):
 /// * no recorded winner → [`ScoreCheck::Undecided`];
 /// * that interval contains 0 (the undecided points could flip the winner; with `u = 0`,
 ///   a count of exactly 0) → [`ScoreCheck::Undecided`] if `u > 0`, else
@@ -327,12 +439,17 @@ fn seki_eye_colour(pos: &Pos, i: usize) -> Option<u8> {
 /// * the count's winner differs from the recorded one → [`ScoreCheck::WinnerDiffers`];
 /// * no recorded margin → [`ScoreCheck::Agrees`];
 /// * `| |m| − recorded |` ≤ [`MARGIN_TOLERANCE`] (1 point) → [`ScoreCheck::Agrees`];
-/// * otherwise, if the undecided points could explain the difference
-///   (`≤ 2u + MARGIN_TOLERANCE`) → [`ScoreCheck::Undecided`], else
-///   [`ScoreCheck::MarginDiffers`] (the same winner, margins more than a point apart).
+/// * otherwise, if the recorded margin lies in that interval (± [`MARGIN_TOLERANCE`]) →
+///   [`ScoreCheck::Undecided`], else [`ScoreCheck::MarginDiffers`] (the same winner,
+///   margins more than a point apart).
 ///
 /// A non-finite margin in either argument gives [`ScoreCheck::Undecided`].
-pub fn check_result(score: &Score, winner_black: Option<bool>, recorded_margin: Option<f32>) -> ScoreCheck {
+fn check_within(
+    score: &Score,
+    swing: [f32; 2],
+    winner_black: Option<bool>,
+    recorded_margin: Option<f32>,
+) -> ScoreCheck {
     let Some(black_won) = winner_black else {
         return ScoreCheck::Undecided;
     };
@@ -340,8 +457,8 @@ pub fn check_result(score: &Score, winner_black: Option<bool>, recorded_margin: 
     if !m.is_finite() {
         return ScoreCheck::Undecided;
     }
-    let slack = SWING_PER_UNDECIDED * score.undecided_points as f32;
-    if m - slack <= 0.0 && m + slack >= 0.0 {
+    let [down, up] = swing.map(|s| if s.is_finite() { s.max(0.0) } else { f32::INFINITY });
+    if m - down <= 0.0 && m + up >= 0.0 {
         return if score.undecided_points > 0 { ScoreCheck::Undecided } else { ScoreCheck::WinnerDiffers };
     }
     if (m > 0.0) != black_won {
@@ -354,9 +471,12 @@ pub fn check_result(score: &Score, winner_black: Option<bool>, recorded_margin: 
         return ScoreCheck::Undecided;
     }
     let diff = (m.abs() - rec.abs()).abs();
+    // The winner's margin the undecided points allow: from `|m| − less` to `|m| + more`.
+    let (less, more) = if m > 0.0 { (down, up) } else { (up, down) };
+    let explained = rec.abs() >= m.abs() - less - MARGIN_TOLERANCE && rec.abs() <= m.abs() + more + MARGIN_TOLERANCE;
     if diff <= MARGIN_TOLERANCE {
         ScoreCheck::Agrees
-    } else if diff <= slack + MARGIN_TOLERANCE {
+    } else if explained {
         ScoreCheck::Undecided
     } else {
         ScoreCheck::MarginDiffers

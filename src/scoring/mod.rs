@@ -214,8 +214,14 @@ pub struct Score {
     /// `black − white`: above 0 Black wins, below 0 White wins.
     pub margin: f32,
     /// Points whose owner is [`Owner::Undecided`]; each could move the margin by up to 2
-    /// (see [`check_result`]).
+    /// ([`Score::swing`] says how far they can together).
     pub undecided_points: u32,
+    /// How far the undecided points can move [`Score::margin`], `[down, up]` (towards
+    /// White, towards Black; each at most `2 · undecided_points`): [`count()`] counts the
+    /// position again with every unsettled chain settled in Black's favour and in White's
+    /// (docs/scoring.md, "The check"); [`Score::from_parts`] gives `2 · undecided_points`
+    /// both ways.
+    pub swing: [f32; 2],
 }
 
 /// How a count compares with the recorded result (see [`check_result`]; what each means

@@ -641,6 +641,7 @@ fn score(margin: f32, undecided: u32) -> Score {
         white: (-margin).max(0.0),
         margin,
         undecided_points: undecided,
+        swing: [2.0 * undecided as f32; 2],
     }
 }
 
@@ -678,6 +679,78 @@ fn check_result_cases() {
     }
     assert_eq!(ScoreCheck::from_name("disagrees"), None, "the old name is gone");
     assert_eq!(Undecided.as_str(), "undecided");
+}
+
+/// The ownership of `b` with every chain alive except those at `open`, left unsettled
+/// (as [`judge`] leaves a chain it cannot settle), and those at `dead`.
+fn own_with(b: &Board, open: &[Point], dead: &[Point]) -> Ownership {
+    use super::benson::{assemble, Chains, Pos, Seki};
+    let pos = Pos::new(b);
+    let ch = Chains::new(&pos);
+    let (mut alive, mut is_dead) = (vec![true; ch.len()], vec![false; ch.len()]);
+    for (list, flag) in [(open, false), (dead, true)] {
+        for p in list {
+            let c = ch.of(p.index() as usize).expect("a stone");
+            (alive[c], is_dead[c]) = (false, flag);
+        }
+    }
+    assemble(&pos, &ch, &is_dead, &alive, &Seki { chain: vec![false; ch.len()], point: [false; NN] })
+}
+
+/// A 9×9 position: Black's 36 points on the left (a pocket of two in the corner with a
+/// white stone in it), White's 27 on the right.
+fn pocket_board() -> Board {
+    katago_board(
+        "....xo...
+         ....xo...
+         ....xo...
+         ....xo...
+         ....xo...
+         ....xo...
+         ....xo...
+         xx..xo...
+         o.x.xo...",
+    )
+}
+
+#[test]
+fn the_swing_counts_the_unsettled_chains_settled_each_way() {
+    // The white stone in Black's corner is unsettled: the corner (the stone and one empty
+    // point) is undecided. Alive, it leaves the empty point dame and counts nothing under
+    // territory rules (B+3.5, the count as it stands); dead, the corner is Black's and the
+    // stone a prisoner (B+6.5). At 2 a point the swing would reach W+0.5.
+    let b = pocket_board();
+    let own = own_with(&b, &[pt(8, 0)], &[]);
+    assert_eq!((own.owner(pt(8, 0)), own.owner(pt(8, 1))), (Owner::Undecided, Owner::Undecided));
+    let j = count(&b, &own, RuleSet::Japanese, 0.5, 0, 0, 0);
+    assert_eq!((j.margin, j.undecided_points, j.swing), (3.5, 2, [0.0, 3.0]));
+    assert_eq!(check_result(&j, Some(true), Some(3.5)), ScoreCheck::Agrees);
+    assert_eq!(check_result(&j, Some(true), Some(6.5)), ScoreCheck::Undecided, "a margin the corner explains");
+    // A record the swing cannot explain but 2 a point can (the count could be W+0.5 at 2
+    // a point): the swing may confirm a record, never contradict it.
+    assert_eq!(check_result(&j, Some(true), Some(12.5)), ScoreCheck::Undecided, "no margin_differs from the swing");
+    assert_eq!(check_result(&j, Some(false), Some(3.5)), ScoreCheck::Undecided, "no winner_differs from the swing");
+    assert_eq!(check_result(&j.with_full_swing(), Some(true), Some(3.5)), ScoreCheck::Undecided, "2 a point");
+    // Area rules: alive, the stone is a point of White's (B+5.5); dead, the corner is two
+    // of Black's (B+8.5).
+    let c = count(&b, &own, RuleSet::Chinese, 0.5, 0, 0, 0);
+    assert_eq!((c.margin, c.swing), (6.5, [1.0, 2.0]));
+}
+
+#[test]
+fn a_point_left_undecided_with_every_chain_settled_moves_the_count_by_one() {
+    // A white stone in White's own area called dead does not fit: the area (26 empty
+    // points and the stone's) stays undecided however the chains are settled. Each of its
+    // points is at most a point of either side's (the stone was already counted as
+    // Black's prisoner), not two: B+31.5 lies between B+4.5 and B+58.5.
+    let mut b = pocket_board();
+    b.set_stone(pt(0, 8), 2).unwrap();
+    let own = own_with(&b, &[], &[pt(0, 8)]);
+    assert_eq!(own.owner(pt(0, 7)), Owner::Undecided);
+    let j = count(&b, &own, RuleSet::Japanese, 0.5, 0, 0, 0);
+    assert_eq!((j.margin, j.undecided_points, j.swing), (31.5, 27, [27.0, 27.0]));
+    assert_eq!(check_result(&j, Some(true), Some(31.5)), ScoreCheck::Agrees);
+    assert_eq!(check_result(&j.with_full_swing(), Some(true), Some(31.5)), ScoreCheck::Undecided, "2 a point");
 }
 
 // ---------------------------------------------------------------- influence
