@@ -354,7 +354,8 @@ impl Score {
 
     /// The same count with the undecided points' swing at its widest, 2 a point both ways
     /// (as [`Score::from_parts`] gives it), whatever [`count()`] found they could do.
-    pub fn with_full_swing(&self) -> Score {
+    #[cfg(test)]
+    pub(crate) fn with_full_swing(&self) -> Score {
         Score { swing: [SWING_PER_UNDECIDED * self.undecided_points as f32; 2], ..*self }
     }
 
