@@ -96,9 +96,15 @@ def disagreements(name, rows):
             for r in rows if r["result_kind"] == "score" and r.get("score_check") in DIFFERS]
 
 
+# GNU Go plays the game out before it counts, and seeds its random choices from the clock
+# unless told a seed: without `--seed`, 3 of 587 KGS records got another count on a second
+# run (one of them another winner).
+GNUGO_ARGS = ["--seed", "1", "--score", "aftermath"]
+
+
 def gnugo_margin(gnugo, path):
     """GNU Go's count of the game's end, black − white (`None` if it gives none)."""
-    out = subprocess.run([gnugo, "--score", "aftermath", "-l", str(path)], capture_output=True, text=True,
+    out = subprocess.run([gnugo, *GNUGO_ARGS, "-l", str(path)], capture_output=True, text=True,
                          timeout=300).stdout
     m = re.search(r"(White|Black) wins by ([\d.]+) points", out)
     if m:
@@ -154,19 +160,67 @@ def gnugo_margins(rows, shared, tmp):
     return cached_margins(gnugo, paths)
 
 
-def cached_margins(gnugo, paths):
+# GNU Go's counts of the KGS 2001 games with a score result, kept with the code so that a
+# first run does not spend ~15 CPU-minutes recounting them: written by
+# `--write-gnugo-answers`, one margin per record digest, for the GNU Go version it names.
+ANSWERS = ROOT / "checks" / "answers" / "gnugo-kgs-2001.json"
+# One committed answer in SPOT_CHECK is asked of GNU Go again on every machine that has not
+# counted that record itself, and must be the same.
+SPOT_CHECK = 16
+
+
+class AnswersDiffer(AssertionError):
+    """GNU Go's count of a record is not the one `ANSWERS` holds."""
+
+
+def record_digest(path):
+    return hashlib.blake2b(pathlib.Path(path).read_bytes(), digest_size=16).hexdigest()
+
+
+def committed_answers(version):
+    """`ANSWERS`' margins by record digest, if they were made with GNU Go `version`."""
+    try:
+        data = json.loads(ANSWERS.read_text())
+    except (OSError, ValueError):
+        return {}
+    same = data.get("gnugo") == version and data.get("command") == gnugo_command()
+    return data.get("margins", {}) if same else {}
+
+
+def gnugo_command():
+    return "gnugo " + " ".join(GNUGO_ARGS) + " -l RECORD"
+
+
+def spot_checked(digest):
+    return int(digest[:8], 16) % SPOT_CHECK == 0
+
+
+def gnugo_version(gnugo):
+    """GNU Go's version line."""
+    return subprocess.run([gnugo, "--version"], capture_output=True, text=True).stdout.split("\n")[0]
+
+
+def cached_margins(gnugo, paths, stats=None):
     """GNU Go's margin (`gnugo_margin`) of each record, two at a time. A count depends on
-    the record and GNU Go alone: remembered by the file's content (blake2b) and GNU Go's
-    version in `$KIBO_GNUGO_CACHE` (default ~/.cache/kibo-gnugo-margins.json), so that
-    a second kibo binary, or a second test run, counts each game with GNU Go once."""
-    version = subprocess.run([gnugo, "--version"], capture_output=True, text=True).stdout.split("\n")[0]
+    the record and GNU Go alone, so it is remembered by the file's content (blake2b), GNU
+    Go's version and `GNUGO_ARGS`: the counts this machine made in `$KIBO_GNUGO_CACHE` (default
+    ~/.cache/kibo-gnugo-margins.json), so that a second kibo binary, or a second test
+    run, counts each game with GNU Go once; then the committed `ANSWERS`. A committed
+    answer whose digest is spot-checked (one in `SPOT_CHECK`) is counted here too, and
+    `AnswersDiffer` is raised when GNU Go's count is not the committed one (as when
+    this machine's count of any committed record differs). `stats`, a dict, gets the
+    number of answers from each place."""
+    version = gnugo_version(gnugo)
     cache_file = pathlib.Path(os.environ.get("KIBO_GNUGO_CACHE", os.path.expanduser("~/.cache/kibo-gnugo-margins.json")))
     try:
         cache = json.loads(cache_file.read_text())
     except (OSError, ValueError):
         cache = {}
-    keys = [f"{version}:" + hashlib.blake2b(p.read_bytes(), digest_size=16).hexdigest() for p in paths]
-    todo = sorted({k: p for k, p in zip(keys, paths) if k not in cache}.items())
+    committed = committed_answers(version)
+    digests = [record_digest(p) for p in paths]
+    keys = [f"{version} {' '.join(GNUGO_ARGS)}:{d}" for d in digests]
+    todo = sorted({k: p for k, d, p in zip(keys, digests, paths)
+                   if k not in cache and (d not in committed or spot_checked(d))}.items())
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         for (k, _), m in zip(todo, pool.map(lambda kp: gnugo_margin(gnugo, kp[1]), todo)):
             cache[k] = m
@@ -175,7 +229,18 @@ def cached_margins(gnugo, paths):
         tmp = cache_file.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps(cache, sort_keys=True))
         os.replace(tmp, cache_file)
-    return [cache[k] for k in keys]
+    differ = sorted({f"{p}: GNU Go {cache[k]}, {ANSWERS.name} {committed[d]}"
+                     for k, d, p in zip(keys, digests, paths) if k in cache and d in committed and cache[k] != committed[d]})
+    if differ:
+        raise AnswersDiffer(f"{len(differ)} of GNU Go's counts are not the committed ones in {ANSWERS} (rewrite it: "
+                            f"`.venv/bin/python checks/score_figures.py --write-gnugo-answers`): " + "; ".join(differ[:5]))
+    if stats is not None:
+        asked = {k for k, _ in todo}
+        stats["asked"] = sum(1 for k in keys if k in asked)
+        stats["spot_checked"] = sum(1 for k, d in zip(keys, digests) if k in asked and d in committed)
+        stats["committed"] = sum(1 for k in keys if k not in cache)
+        stats["remembered"] = len(keys) - stats["asked"] - stats["committed"]
+    return [cache[k] if k in cache else committed[d] for k, d in zip(keys, digests)]
 
 
 def main():
@@ -186,12 +251,17 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--gnugo", action="store_true")
     ap.add_argument("--gnugo-decided", action="store_true")
+    ap.add_argument("--write-gnugo-answers", action="store_true",
+                    help=f"count every KGS 2001 game whose record gives a score with GNU Go, afresh, and write "
+                         f"the margins to {ANSWERS.relative_to(ROOT)}; nothing else")
     ap.add_argument("--salts", type=int, default=0,
                     help="run every source under the salts 1..N of the playouts' streams and print each "
                          "figure's mean and standard deviation over them (with --gnugo-decided: GNU Go's "
                          "winner agreement too)")
     ap.add_argument("--first-salt", type=int, default=1, help="with --salts N: the salts K..K+N-1 (default 1)")
     a = ap.parse_args()
+    if a.write_gnugo_answers:
+        return write_gnugo_answers(a)
     if a.salts:
         return salted(a)
     decided_rows = {}
@@ -238,6 +308,35 @@ def main():
             print("  " + " ".join(f"{k}={v}" for k, v in d.items() if v is not None))
     if a.json:
         pathlib.Path(a.json).write_text(json.dumps(result, indent=1, default=str) + "\n")
+
+
+def write_gnugo_answers(a):
+    """`--write-gnugo-answers`: GNU Go's margin of every KGS 2001 record with a score result
+    (`kibo filter` with min_moves 1), each counted now, into `ANSWERS`."""
+    gnugo = shutil.which("gnugo") or "/usr/games/gnugo"
+    version = gnugo_version(gnugo)
+    with tempfile.TemporaryDirectory() as tmp:
+        rows = [r for r in games_table(a.kibo, pathlib.Path(a.shared) / "dev/kgs-2001-archive", pathlib.Path(tmp) / "out")
+                if r["result_kind"] == "score"]
+        members = {r["member"] for r in rows}
+        for archive in sorted((pathlib.Path(a.shared) / "dev/kgs-2001-archive").glob("*.tar.gz")):
+            with tarfile.open(archive) as t:
+                t.extractall(tmp, members=[m for m in t.getmembers() if m.name in members], filter="data")
+        paths = sorted({pathlib.Path(tmp) / m for m in members})
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            margins = list(pool.map(lambda p: gnugo_margin(gnugo, p), paths))
+        answers = {record_digest(p): m for p, m in zip(paths, margins)}
+    ANSWERS.parent.mkdir(parents=True, exist_ok=True)
+    tmpf = ANSWERS.with_suffix(".tmp")
+    tmpf.write_text(json.dumps({
+        "what": "GNU Go's margin (black - white; null: no count) of every KGS 2001 record whose result is a score, "
+                "by the blake2b-128 digest of the record's bytes",
+        "gnugo": version,
+        "command": gnugo_command(),
+        "made_by": ".venv/bin/python checks/score_figures.py --write-gnugo-answers",
+        "margins": answers}, indent=1, sort_keys=True) + "\n")
+    os.replace(tmpf, ANSWERS)
+    print(f"{ANSWERS}: {len(answers)} records counted by {version}")
 
 
 def salted(a):

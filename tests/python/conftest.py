@@ -169,9 +169,10 @@ def pytest_configure(config):
 # The slowest files, slowest first (`pytest --durations`, two workers, 2026-12-06, the tiny
 # net in test_label and features.py's answers remembered): they run first, so that the
 # workers of `make test` (`-n 2 --dist loadfile`: a file to a worker, in collection order)
-# end together instead of one of them finishing the longest file alone.
-SLOWEST_FIRST = ["test_spark.py", "test_score_katago.py", "test_export_vlm.py", "test_export_katago.py",
-                 "test_kibo_py.py", "test_planes_katago.py", "test_make_input.py", "test_ladder_cpp.py",
+# end together instead of one of them finishing the longest file alone. test_planes_katago
+# is third for a first run, where features.py answers every game (~200 s; ~12 s later).
+SLOWEST_FIRST = ["test_score_katago.py", "test_spark.py", "test_planes_katago.py", "test_export_vlm.py",
+                 "test_export_katago.py", "test_kibo_py.py", "test_make_input.py", "test_ladder_cpp.py",
                  "test_label.py", "test_oracle.py"]
 
 

@@ -96,14 +96,15 @@ def sym_point(row, col, s):
     return (x, y) if s & 4 else (y, x)
 
 
+# For each symmetry, where `sym_point` sends each point (row-major index), computed once.
+SYM_INDEX = [np.array([rr * N + cc for r in range(N) for c in range(N) for rr, cc in [sym_point(r, c, s)]])
+             for s in range(8)]
+
+
 def sym_board(board, s):
-    out = np.zeros((N, N), dtype=np.uint8)
-    b = np.frombuffer(board, dtype=np.uint8).reshape(N, N)
-    for r in range(N):
-        for c in range(N):
-            rr, cc = sym_point(r, c, s)
-            out[rr, cc] = b[r, c]
-    return out
+    out = np.zeros(N * N, dtype=np.uint8)
+    out[SYM_INDEX[s]] = np.frombuffer(board, dtype=np.uint8)
+    return out.reshape(N, N)
 
 
 def move_point(index, s):
@@ -140,6 +141,7 @@ class Reader:
         centres = np.array([cell * (k + 1) + cell // 2 for k in range(N)])
         ys, xs = np.meshgrid(centres, centres, indexing="ij")
         self.points = [(ys + dy, xs + dx) for dy in (-d, d) for dx in (-d, d)]
+        self.luts = {}  # palette -> what each colour of it is
 
     @staticmethod
     def classify(rgb):
@@ -157,8 +159,11 @@ class Reader:
         assert img.size == (21 * self.cell, 21 * self.cell), img.size
         assert img.mode == "P", img.mode
         idx = np.asarray(img)
-        pal = np.array(img.getpalette()[: 3 * 256]).reshape(-1, 3)
-        lut = np.array([self.classify(c) for c in pal], dtype=np.uint8)
+        palette = tuple(img.getpalette()[: 3 * 256])
+        lut = self.luts.get(palette)
+        if lut is None:
+            lut = self.luts[palette] = np.array([self.classify(c) for c in np.array(palette).reshape(-1, 3)],
+                                                dtype=np.uint8)
         reads = np.stack([lut[idx[ys, xs]] for ys, xs in self.points])
         assert (reads == reads[0]).all(), "the four reads of a point disagree"
         assert (reads[0] != 9).all(), "a point reads as neither stone nor wood"

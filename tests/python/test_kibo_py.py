@@ -1,6 +1,7 @@
 """The `kibo` Python package (kibo-py/, built into the venv by `make venv`): its planes
 equal `kibo export leela`'s bit for bit, two DataLoader workers read every train row
 exactly once, and a batch's symmetry moves planes and policy together."""
+import concurrent.futures
 import subprocess
 
 import numpy as np
@@ -106,28 +107,33 @@ def test_katago_features_equal_the_npz_export(katago_data, dev_out):
     assert kibo_py.feature_sets()["katago-v7"] == (22, 19)
     table = pl.read_parquet(dev_out / "samples" / "*.parquet")
     index = {(g, m): i for i, (g, m) in enumerate(zip(table["game_id"], table["move_number"]))}
-    n = 0
-    global_only = 0
-    for split in ("train", "val"):
-        for f in sorted((katago_data / split).glob("*.npz")):
-            z = np.load(f)
-            rows = pl.read_parquet(f.with_name(f.name[:-4] + ".rows.parquet"))
-            take = [index[(g, m)] for g, m in zip(rows["game_id"], rows["move_number"])]
-            spatial, glob = kibo_py.features(table[take], "katago-v7")
-            want = np.unpackbits(z["binaryInputNCHWPacked"], axis=2)[:, :, :361]
-            got = spatial.reshape(len(take), 22, 361)
-            bad = np.nonzero((got != want).any(axis=(1, 2)))[0]
-            assert len(bad) == 0, (f, [(rows["game_id"][int(k)], rows["move_number"][int(k)]) for k in bad[:5]])
-            differ = ~(glob == z["globalInputNC"]).all(axis=1)
-            for k in np.nonzero(differ)[0]:
-                # Only the komi (5, 18): of a handicap game (its stones played as moves), or
-                # of a game without KM (the default komi of setup stones without HA).
-                r = table[take[int(k)]]
-                cols = set(np.nonzero(glob[k] != z["globalInputNC"][k])[0].tolist())
-                assert cols <= {5, 18} and (r["handicap"][0] >= 2 or r["komi"][0] is None), (
-                    f, rows["game_id"][int(k)], rows["move_number"][int(k)], cols)
-                global_only += 1
-            n += len(take)
+
+    def check(f):
+        """(rows, rows differing in their komi alone) of one npz file."""
+        z = np.load(f)
+        rows = pl.read_parquet(f.with_name(f.name[:-4] + ".rows.parquet"))
+        take = [index[(g, m)] for g, m in zip(rows["game_id"], rows["move_number"])]
+        spatial, glob = kibo_py.features(table[take], "katago-v7")
+        want = np.unpackbits(z["binaryInputNCHWPacked"], axis=2)[:, :, :361]
+        got = spatial.reshape(len(take), 22, 361)
+        bad = np.nonzero((got != want).any(axis=(1, 2)))[0]
+        assert len(bad) == 0, (f, [(rows["game_id"][int(k)], rows["move_number"][int(k)]) for k in bad[:5]])
+        differ = ~(glob == z["globalInputNC"]).all(axis=1)
+        for k in np.nonzero(differ)[0]:
+            # Only the komi (5, 18): of a handicap game (its stones played as moves), or
+            # of a game without KM (the default komi of setup stones without HA).
+            r = table[take[int(k)]]
+            cols = set(np.nonzero(glob[k] != z["globalInputNC"][k])[0].tolist())
+            assert cols <= {5, 18} and (r["handicap"][0] >= 2 or r["komi"][0] is None), (
+                f, rows["game_id"][int(k)], rows["move_number"][int(k)], cols)
+        return len(take), int(differ.sum())
+
+    # Two files at a time: kibo.features and numpy let go of the GIL.
+    files = [f for split in ("train", "val") for f in sorted((katago_data / split).glob("*.npz"))]
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        counts = list(pool.map(check, files))
+    n = sum(c[0] for c in counts)
+    global_only = sum(c[1] for c in counts)
     assert n > 10000
     assert global_only <= n // 1000, f"{global_only} of {n} rows differ in their komi"
 

@@ -63,10 +63,14 @@ def both(kibo, games_dir, engine, tmp_path_factory):
     r = run_filter(kibo, games_dir, tmp / "katago", "--score-check", "katago", "--katago-visits", "1", *engine)
     assert r.returncode == 0, r.stderr
     assert "KataGo (1 visits) read" in r.stderr, r.stderr
+    # The one-visit reading alone, dropping the games it calls `winner_differs`
+    # (`test_drops_follow_katagos_verdicts`).
+    pipeline = tmp / "drop.toml"
+    pipeline.write_text('[filter]\ndrop_score_disagreements = ["winner_differs"]\n')
     r = run_filter(kibo, games_dir, tmp / "once", "--score-check", "katago", "--katago-visits", "1",
-                   "--katago-recheck-visits", "0", *engine)
+                   "--katago-recheck-visits", "0", *engine, pipeline=pipeline)
     assert r.returncode == 0, r.stderr
-    return by_file(tmp / "full"), by_file(tmp / "katago"), tmp / "katago", by_file(tmp / "once")
+    return by_file(tmp / "full"), by_file(tmp / "katago"), tmp / "katago", tmp / "once"
 
 
 SCORE = ["score_check", "counted_margin", "score_rules", "score_komi", "score_territory_black",
@@ -108,10 +112,13 @@ def test_the_flips_and_near_flips_of_the_first_reading_are_read_again(both):
     """The second reading (`recheck_visits`, default 8) takes exactly the games the
     one-visit reading leaves `winner_differs` or decided within a point of zero; the
     others keep the one-visit verdict."""
-    full, katago, out, once = both
-    again = [f for f, g in once.items() if g["score_judge"] == "katago" and (
-        g["score_check"] == "winner_differs"
-        or (g["score_check"] != "undecided" and abs(g["counted_margin"]) <= 1))]
+    full, katago, out, once_out = both
+    once = by_file(once_out)
+    # The one-visit reading's flips were dropped (`drop_score_disagreements`): its rejects.
+    flips = [Path(x["source_file"]).name for x in pq.read_table(once_out / "rejects").to_pylist()
+             if x["reason"] == "score_winner_differs"]
+    again = flips + [f for f, g in once.items() if g["score_judge"] == "katago" and (
+        g["score_check"] != "undecided" and abs(g["counted_margin"]) <= 1)]
     assert INVERTED in again
     report = json.loads((out / "report.json").read_text())["filter"]
     assert report["katago"]["rechecked"] == len(again)
@@ -149,16 +156,14 @@ def test_a_rerun_gives_the_same_games_table_whatever_the_threads(kibo, games_dir
     assert read(tmp_path / "o") == read(first)
 
 
-def test_drops_follow_katagos_verdicts(kibo, games_dir, engine, tmp_path):
-    pipeline = tmp_path / "p.toml"
-    pipeline.write_text('[filter]\ndrop_score_disagreements = ["winner_differs"]\n')
-    r = run_filter(kibo, games_dir, tmp_path / "o", "--score-check", "katago", "--katago-visits", "1",
-                   "--katago-recheck-visits", "0", *engine, pipeline=pipeline)
-    assert r.returncode == 0, r.stderr
-    rejects = pq.read_table(tmp_path / "o" / "rejects").to_pylist()
+def test_drops_follow_katagos_verdicts(both):
+    """`drop_score_disagreements = ["winner_differs"]` drops what KataGo calls a flip (the
+    fixture's one-visit run), not what kibo's own judge called one."""
+    once_out = both[3]
+    rejects = pq.read_table(once_out / "rejects").to_pylist()
     assert [Path(x["source_file"]).name for x in rejects] == [INVERTED]
     assert rejects[0]["reason"] == "score_winner_differs" and "RE[B+29.50]" in rejects[0]["detail"]
-    kept = by_file(tmp_path / "o")
+    kept = by_file(once_out)
     assert set(MISREAD) <= set(kept)
 
 
