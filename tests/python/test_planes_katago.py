@@ -235,7 +235,8 @@ def test_katago_v7_planes_equal_features_py(katago_data, dev_out):
         g = ginfo[gid]
         bad += check_game(Board, feat, GameState, g, sorted(wanted), bins, globs, counts, cache)
     cache.save()
-    print(f"features.py answers: {cache.hits} games remembered, {cache.misses} asked")
+    print(f"features.py answers: {cache.hits} games remembered, {cache.committed} committed, {cache.misses} asked "
+          f"({cache.spot_checked} of them against the committed answers)")
     counts["rows"] = len(rows)
     print("katago-v7 coverage:", json.dumps({k: v for k, v in counts.items() if k != "superko_beyond"}))
     # The C++ sees the whole game; kibo the positions up to 8 moves back.
@@ -266,11 +267,22 @@ def check_game(Board, feat, GameState, g, wanted, bins, globs, counts, cache):
                               for mn, _ in wanted):
         answers = oracle_game(Board, feat, GameState, g, [mn for mn, _ in wanted],
                               lambda mn, ob: ladder_only(ob, kbins[mn]))
-        cache.put(key, answers)
+        cache.put(key, answers, same=same_answers)
     bad = []
     for mn, r in wanted:
         bad += check_row(g, mn - 1, answers[mn], kbins[mn], globs[r], counts)
     return bad
+
+
+def same_answers(a, b):
+    """Two `oracle_game` answers agree: every field of every row, the C++-ladder planes
+    (`cpp`) where both have them."""
+    def same(x, y):
+        return np.array_equal(x, y) if isinstance(x, np.ndarray) or isinstance(y, np.ndarray) else x == y
+    return a.keys() == b.keys() and all(
+        a[mn].keys() == b[mn].keys()
+        and all(same(a[mn][f], b[mn][f]) for f in a[mn] if f != "cpp" or (a[mn][f] is not None and b[mn][f] is not None))
+        for mn in a)
 
 
 # What `oracle_game` reads of a games-table row (the cache key).
@@ -616,3 +628,32 @@ def test_cpp_defender_bounds_on_the_edge_shape():
         return sorted(got)
     assert ladders(False, False) == ladders(True, False) == ["rg", "rh", "ri", "rj", "rl"]
     assert ladders(True, True) == ladders(False, True) == ["ri", "rj", "rl"]
+
+
+def test_a_committed_answer_that_is_not_the_oracles_fails(tmp_path, monkeypatch):
+    """The committed answers' spot check has teeth: a committed answer whose key is
+    spot-checked is asked of the oracle again, and one that differs raises
+    `AnswersDiffer`; one that is not spot-checked is taken as it is."""
+    import oracle_cache
+    code = tmp_path / "oracle.py"
+    code.write_text("# the oracle\n")
+    keys = [OracleCache.key(k) for k in range(64)]
+    checked = next(k for k in keys if oracle_cache.spot_checked(k))
+    unchecked = next(k for k in keys if not oracle_cache.spot_checked(k))
+    monkeypatch.setattr(oracle_cache, "ANSWERS", tmp_path / "answers")
+    monkeypatch.setenv("KIBO_ORACLE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("KIBO_WRITE_ORACLE_ANSWERS", "1")
+    writer = OracleCache("toy", [code])
+    writer.put(checked, {1: {"ob": np.arange(3)}})
+    writer.put(unchecked, {1: {"ob": np.arange(4)}})
+    writer.save()
+    monkeypatch.delenv("KIBO_WRITE_ORACLE_ANSWERS")
+    monkeypatch.setenv("KIBO_ORACLE_CACHE", str(tmp_path / "empty"))
+    reader = OracleCache("toy", [code])
+    assert np.array_equal(reader.get(unchecked)[1]["ob"], np.arange(4)) and reader.committed == 1
+    assert reader.get(checked) is None
+    reader.put(checked, {1: {"ob": np.arange(3)}}, same=same_answers)
+    with pytest.raises(oracle_cache.AnswersDiffer):
+        reader.put(checked, {1: {"ob": np.arange(3) + 1}}, same=same_answers)
+    code.write_text("# the oracle, changed\n")
+    assert OracleCache("toy", [code]).get(unchecked) is None, "answers of other code are not taken"
