@@ -100,13 +100,14 @@ bench-spark: build venv debs
 
 ## Python venv for the query / oracle tests (polars, pyarrow, sgfmill, pytest, torch, ...).
 ## .venv is a symlink to $(VENV_HOME), made when .venv is missing (an existing
-## .venv, link or folder, is kept); a venv that exists is updated in place.
+## .venv, link or folder, is kept); a venv that exists is updated in place. --no-compile:
+## Python compiles a module when it is first imported, not pip all ~10,000 (~35 CPU-s).
 $(VENV):
 	mkdir -p $(VENV_HOME) && ln -sfn $(VENV_HOME) $(VENV)
 
 $(VENV)/.ok: tests/python/requirements.txt | $(VENV)
 	test -x $(PY) || python3 -m venv $(VENV_HOME)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r tests/python/requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-compile -r tests/python/requirements.txt
 	touch $@
 
 ## The kibo Python package (kibo-py/: pyo3), built by `make build` with the rest (the
@@ -151,10 +152,10 @@ lint:
 test-rust:
 	$(CARGO) test --release $(RELEASE_UNITS)
 
-## The Rust Polars test, in a debug build without debug info (Polars: ~5 minutes in
-## debug, ~17 in release).
+## The Rust Polars test, in a debug build without debug info or incremental state
+## (Polars: ~5 minutes in debug, ~17 in release).
 test-polars:
-	CARGO_PROFILE_DEV_DEBUG=0 $(CARGO) test --features query --test polars_stats
+	CARGO_PROFILE_DEV_DEBUG=0 CARGO_INCREMENTAL=0 $(CARGO) test --features query --test polars_stats
 
 # The binary is `make build`'s (the same units as the Rust tests: nothing to compile after them).
 test-python: build venv debs katago
