@@ -164,6 +164,9 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "train: slow training runs, only with --run-train (make test-train)")
+    # sgfmill 1.1.1's source has a docstring with '\ ', which Python warns about when it
+    # compiles the module (at its first import: `make venv` installs with --no-compile).
+    config.addinivalue_line("filterwarnings", "ignore:invalid escape sequence:DeprecationWarning:.*sgfmill.*")
 
 
 # The slowest files, slowest first (`pytest --durations`, two workers, 2026-12-06, the tiny
