@@ -10,9 +10,17 @@ INPUT  ?=
 LICENCE ?=
 THREADS ?=
 VENV   := .venv
+## The Python the venv is made from: the distribution's own (/usr/bin/python3: Debian 12's
+## 3.11.2, Ubuntu 24.04's 3.12), the one a new user has, else python3 on PATH. Python 3.11
+## or newer (the pinned wheels of tests/python/requirements.txt need it); `make venv` says so
+## and stops on an older one. PYTHON=python3.12 (say) to choose another.
+PYTHON ?= $(firstword $(wildcard /usr/bin/python3) python3)
+PYTHON_MIN := 3.11
+PYTHON_VERSION := $(shell $(PYTHON) -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])' 2>/dev/null)
 # The venv itself lives outside the clone, like the cargo target dir (torch brings GBs
-# of wheels): .venv is a symlink to it, made when missing.
-VENV_HOME ?= $(HOME)/.cache/kibo-venv
+# of wheels), one for each Python version: .venv is a symlink to it, made when missing and
+# pointed anew when PYTHON changes.
+VENV_HOME ?= $(HOME)/.cache/kibo-venv-$(PYTHON_VERSION)
 PY     := $(VENV)/bin/python
 SHARED ?= ../shared/data
 KGS    ?= $(SHARED)/dev/kgs-2001-archive
@@ -21,7 +29,7 @@ KGS    ?= $(SHARED)/dev/kgs-2001-archive
 INPUT_FLAGS := $(foreach i,$(INPUT),--input $(i)) $(if $(LICENCE),--licence '$(LICENCE)',)
 THREAD_FLAGS := $(if $(THREADS),--threads $(THREADS),)
 
-.PHONY: label eval-baselines katago ladder-compare test-train spark spark-check bench-spark bench-scale bench-compare lint debs fuzz all build run filter split sample stats test test-fetch test-rust-all test-rust test-polars test-python bench venv clean
+.PHONY: python-check label eval-baselines katago ladder-compare test-train spark spark-check bench-spark bench-scale bench-compare lint debs fuzz all build run filter split sample stats test test-fetch test-rust-all test-rust test-polars test-python bench venv clean
 
 all: build
 
@@ -104,9 +112,18 @@ bench-spark: build venv debs
 ## Python compiles a module when it is first imported, not pip all ~10,000 (~35 CPU-s).
 $(VENV):
 	mkdir -p $(VENV_HOME) && ln -sfn $(VENV_HOME) $(VENV)
+# A .venv link to another Python's venv is pointed at this one's before make looks at it.
+ifneq ($(shell test -L $(VENV) && test "$$(readlink $(VENV))" != "$(VENV_HOME)" && echo stale),)
+$(shell mkdir -p $(VENV_HOME) && ln -sfn $(VENV_HOME) $(VENV))
+endif
 
-$(VENV)/.ok: tests/python/requirements.txt | $(VENV)
-	test -x $(PY) || python3 -m venv $(VENV_HOME)
+python-check:
+	@test -n "$(PYTHON_VERSION)" || { echo "make: no Python at PYTHON=$(PYTHON): kibo's tests need Python >= $(PYTHON_MIN) with venv (Debian: apt-get install python3 python3-venv)"; exit 2; }
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] < tuple(map(int, "$(PYTHON_MIN)".split("."))))' || \
+	  { echo "make: PYTHON=$(PYTHON) is Python $(PYTHON_VERSION); kibo's tests need Python >= $(PYTHON_MIN) (tests/python/requirements.txt's wheels). On Ubuntu 22.04: apt-get install python3.11 python3.11-venv, then make ... PYTHON=python3.11"; exit 2; }
+
+$(VENV)/.ok: tests/python/requirements.txt | python-check $(VENV)
+	test -x $(PY) || $(PYTHON) -m venv $(VENV_HOME)
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-compile -r tests/python/requirements.txt
 	touch $@
 
@@ -134,6 +151,7 @@ test:
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-python test-rust-all
 
 test-fetch:
+	$(MAKE) --no-print-directory python-check
 	$(MAKE) --no-print-directory $(VENV)/.ok
 	$(MAKE) --no-print-directory debs
 	$(MAKE) --no-print-directory $(KATAGO_MODEL)
@@ -244,7 +262,7 @@ ROUNDS ?= 3
 CORPORA ?= dev,1e7
 bench-compare: build
 	@test -n "$(REF)" || { echo "bench-compare: REF=<commit> is required"; exit 2; }
-	SHARED=$(SHARED) python3 bench/compare.py --ref '$(REF)' --new $(KIBO) --units '$(RELEASE_UNITS)' --rounds $(ROUNDS) --threads $(or $(THREADS),1) --corpora '$(CORPORA)'
+	SHARED=$(SHARED) $(PYTHON) bench/compare.py --ref '$(REF)' --new $(KIBO) --units '$(RELEASE_UNITS)' --rounds $(ROUNDS) --threads $(or $(THREADS),1) --corpora '$(CORPORA)'
 
 ## Corpus scale: builds corpora of about 10^6, 10^7 and 10^8 samples from the dev games
 ## (under /tmp/kibo-scale; SCALE_SIZES, SCALE_LAYOUTS, SCALE_MEMORY_MB, SCALE_ROOT) and

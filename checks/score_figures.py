@@ -26,7 +26,6 @@ that plays other moves is weighed by its mean over the same salts. Asserts nothi
 import concurrent.futures
 import hashlib
 import shutil
-import tarfile
 import argparse
 import json
 import re
@@ -37,6 +36,8 @@ import sys
 import tempfile
 
 import pyarrow.parquet as pq
+
+from tar_members import extract_members
 
 SOURCES = [
     ("kgs2001", "dev/kgs-2001-archive"),
@@ -154,8 +155,7 @@ def gnugo_margins(rows, shared, tmp):
     gnugo = shutil.which("gnugo") or "/usr/games/gnugo"
     members = {r["member"] for r in rows if r.get("member")}
     for archive in sorted((pathlib.Path(shared) / "dev/kgs-2001-archive").glob("*.tar.gz")):
-        with tarfile.open(archive) as t:
-            t.extractall(tmp, members=[m for m in t.getmembers() if m.name in members], filter="data")
+        extract_members(archive, tmp, members)
     paths = [pathlib.Path(tmp) / r["member"] if r.get("member") else pathlib.Path(r["source_file"]) for r in rows]
     return cached_margins(gnugo, paths)
 
@@ -320,8 +320,7 @@ def write_gnugo_answers(a):
                 if r["result_kind"] == "score"]
         members = {r["member"] for r in rows}
         for archive in sorted((pathlib.Path(a.shared) / "dev/kgs-2001-archive").glob("*.tar.gz")):
-            with tarfile.open(archive) as t:
-                t.extractall(tmp, members=[m for m in t.getmembers() if m.name in members], filter="data")
+            extract_members(archive, tmp, members)
         paths = sorted({pathlib.Path(tmp) / m for m in members})
         with concurrent.futures.ThreadPoolExecutor(2) as pool:
             margins = list(pool.map(lambda p: gnugo_margin(gnugo, p), paths))

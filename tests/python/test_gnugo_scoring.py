@@ -28,6 +28,7 @@ import pytest
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "checks"))
 import score_figures  # noqa: E402
 from score_figures import AnswersDiffer, cached_margins, record_digest, spot_checked  # noqa: E402
+from tar_members import extract_members  # noqa: E402
 
 MIN_GAMES = 400
 MIN_AGREEMENT = 0.98
@@ -53,8 +54,7 @@ def test_gnugo_agrees_with_kibo_on_the_winner(kibo, shared, tmp_path):
     names = {r["member"] for r in chosen}
     games = tmp_path / "games"
     for archive in sorted(kgs.glob("*.tar.gz")):
-        with tarfile.open(archive) as t:
-            t.extractall(games, members=[m for m in t.getmembers() if m.name in names], filter="data")
+        extract_members(archive, games, names)
     stats = {}
     theirs = cached_margins(gnugo, [games / r["member"] for r in chosen], stats)
     print(f"\nGNU Go's counts: {stats['asked']} counted now ({stats['spot_checked']} of them to check the committed "
@@ -81,7 +81,7 @@ def test_a_committed_answer_that_is_not_gnu_gos_fails(shared, tmp_path, monkeypa
     kgs = sorted(shared("dev/kgs-2001-archive").glob("*.tar.gz"))[0]
     with tarfile.open(kgs) as t:
         members = sorted((m for m in t.getmembers() if m.isfile() and m.name.endswith(".sgf")), key=lambda m: m.name)
-        t.extractall(tmp_path / "games", members=members, filter="data")
+    extract_members(kgs, tmp_path / "games", {m.name for m in members})
     # Records played to the end (those the committed file holds): GNU Go counts them in a
     # second or two; a resigned game it would play out first.
     finished = score_figures.committed_answers(score_figures.gnugo_version(gnugo))
