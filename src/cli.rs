@@ -481,7 +481,7 @@ pub enum Exit {
 impl Exit {
     /// The code of an error: [`Exit::Setup`] for a [`SetupError`], else [`Exit::Failed`].
     pub fn of_error(e: &anyhow::Error) -> Exit {
-        if e.downcast_ref::<SetupError>().is_some() {
+        if crate::error::is_setup(e) {
             Exit::Setup
         } else {
             Exit::Failed
@@ -489,14 +489,8 @@ impl Exit {
     }
 }
 
-/// A usage or setup problem: exit code 2.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct SetupError(pub String);
-
-fn setup<T>(msg: impl Into<String>) -> anyhow::Result<T> {
-    Err(SetupError(msg.into()).into())
-}
+use crate::error::setup;
+pub use crate::error::SetupError;
 
 /// Merges the pipeline file (or the defaults) with the flags; `inputs` (with their
 /// `licence`) replace the file's sources when not empty.

@@ -24,6 +24,7 @@ pub mod coord;
 pub mod cpu;
 pub mod dedup;
 pub mod engine;
+pub mod error;
 pub mod features;
 pub mod formats;
 pub mod game;
