@@ -11,6 +11,15 @@
 #   bias-spilled   tactical_bias = true, max_samples_per_game = 30, dedup_memory_mb = 1
 #                  (the dedup index spills to disk; a warning is printed if it did not)
 #   edge           the edge corpus, min_moves = 1
+#   labels         the embedded sample (pipelines/default.toml), then what is derived
+#                  from it: `kibo label` of every row (--policy --ownership) by `make
+#                  katago`'s engine with the tiny net of tests/python/tiny_katago_net.py,
+#                  `kibo export vlm` of train,val (--answer engine, a judge share) and of
+#                  test, and `kibo eval` of the test set with predictions made from its
+#                  answers (true, wrong and missing, by row); compared by
+#                  checks/compare-derived.py (labels, both exports, report and page)
+#                  besides the samples. Needs KataGo (KATAGO_HOME, default
+#                  ~/.cache/kibo-katago: `make katago`).
 #
 # Usage (from anywhere; the runs happen in the repository root, where the pipelines'
 # relative paths point):
@@ -37,7 +46,7 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-ALL_MODES="exact symmetry off-influence notags-quota bias-spilled edge"
+ALL_MODES="exact symmetry off-influence notags-quota bias-spilled edge labels"
 MODES=${MODES:-$ALL_MODES}
 THREADS=2
 STRICT=()
@@ -79,8 +88,14 @@ else
   WORK=$(abs "${3:-$(mktemp -d /tmp/kibo-bi.XXXXXX)}")
 fi
 for m in $MODES; do
-  [ -f "$ROOT/checks/modes/$m.toml" ] || { echo "byte-identical.sh: no checks/modes/$m.toml" >&2; exit 2; }
+  [ "$m" = labels ] || [ -f "$ROOT/checks/modes/$m.toml" ] || { echo "byte-identical.sh: no checks/modes/$m.toml" >&2; exit 2; }
 done
+KATAGO_HOME=${KATAGO_HOME:-$HOME/.cache/kibo-katago}
+KATAGO_FLAGS=(--katago-binary "$KATAGO_HOME/katago-6a1fc5d/cpp/katago"
+  --katago-model "" --katago-config "$KATAGO_HOME/katrain/katrain/KataGo/analysis_config.cfg")
+if [[ " $MODES " == *" labels "* ]] && [ ! -x "${KATAGO_FLAGS[1]}" ]; then
+  echo "byte-identical.sh: mode labels needs KataGo at ${KATAGO_FLAGS[1]} (make katago, or set KATAGO_HOME)" >&2; exit 2
+fi
 
 PY=${PY:-$ROOT/.venv/bin/python}
 if [ -z "$MAKE_REF" ] && ! "$PY" -c 'import pyarrow' 2>/dev/null; then
@@ -88,19 +103,50 @@ if [ -z "$MAKE_REF" ] && ! "$PY" -c 'import pyarrow' 2>/dev/null; then
 fi
 cd "$ROOT" || exit 2
 
+# derive KIBO OUT: mode labels' steps after the run (labels, two VLM exports, eval);
+# returns the first failing step's exit status.
+derive() {
+  local kibo=$1 out=$2 net
+  net=$(dirname "$out")/tiny-net.bin.gz
+  [ -f "$net" ] || "$PY" "$ROOT/tests/python/tiny_katago_net.py" "$net" >/dev/null || return 2
+  local flags=("${KATAGO_FLAGS[@]}"); flags[3]=$net
+  "$kibo" label --out "$out" --limit 0 --splits train,val,test --policy --ownership --threads "$THREADS" -q "${flags[@]}" || return $?
+  "$kibo" export vlm --out "$out" --to "$out/vlm-train" --limit 0 --answer engine --symmetries 8 \
+    --mix next-move=0.5,transcribe=0.1,tactics=0.2,judge=0.2 -q || return $?
+  "$kibo" export vlm --out "$out" --to "$out/vlm-test" --split test --limit 0 --symmetries 8 \
+    --mix next-move=0.4,transcribe=0.2,tactics=0.2,judge=0.2 -q || return $?
+  # Predictions from the set's own answers: true, wrong or missing, by row.
+  "$PY" - "$out/vlm-test/test" "$out/preds.jsonl" <<'PY' || return 2
+import json, sys, pyarrow.parquet as pq
+rows = pq.read_table(sys.argv[1], columns=["id", "answer"]).to_pylist()
+with open(sys.argv[2], "w") as f:
+    for k, r in enumerate(rows):
+        if k % 4 == 3:
+            continue
+        f.write(json.dumps({"id": r["id"], "answer": r["answer"] if k % 4 < 2 else "I would play Q16."}) + "\n")
+PY
+  "$kibo" eval --set "$out/vlm-test" --predictions "$out/preds.jsonl" --report "$out/eval.json" --html "$out/eval.html" >/dev/null
+}
+
 # run KIBO MODE OUTDIR: one pipeline run; writes OUTDIR.run; prints one line.
 run() {
-  local kibo=$1 mode=$2 out=$3 t0 t1 rc wall cpu rss samples spilled bytes u s m
+  local kibo=$1 mode=$2 out=$3 t0 t1 rc wall cpu rss samples spilled bytes u s m pipeline
   rm -rf "$out" "$out.run" "$out.log" "$out.time" "$out.compare"
   mkdir -p "$(dirname "$out")"
+  pipeline=checks/modes/$mode.toml
+  [ "$mode" = labels ] && pipeline=pipelines/default.toml
   t0=$(date +%s.%N)
   if [ -x /usr/bin/time ]; then
     /usr/bin/time -f '%U %S %M' -o "$out.time" \
-      "$kibo" run --pipeline "checks/modes/$mode.toml" --out "$out" --threads "$THREADS" -q >"$out.log" 2>&1
+      "$kibo" run --pipeline "$pipeline" --out "$out" --threads "$THREADS" -q >"$out.log" 2>&1
     rc=$?
   else
-    "$kibo" run --pipeline "checks/modes/$mode.toml" --out "$out" --threads "$THREADS" -q >"$out.log" 2>&1
+    "$kibo" run --pipeline "$pipeline" --out "$out" --threads "$THREADS" -q >"$out.log" 2>&1
     rc=$?
+  fi
+  if [ "$mode" = labels ] && [ "$rc" -lt 2 ]; then
+    derive "$kibo" "$out" >>"$out.log" 2>&1; d=$?
+    [ "$d" -eq 0 ] || rc=$((d < 2 ? 3 : d))
   fi
   t1=$(date +%s.%N)
   wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
@@ -171,6 +217,11 @@ for m in $MODES; do
   t0=$(date +%s.%N)
   "$PY" "$ROOT/checks/compare-outputs.py" --label "$m" "${STRICT[@]}" "$A_OUT" "$B_OUT" > "$B_OUT.compare" 2>&1
   crc=$?
+  if [ "$m" = labels ]; then
+    "$PY" "$ROOT/checks/compare-derived.py" --label "$m" "$A_OUT" "$B_OUT" >> "$B_OUT.compare" 2>&1
+    drc=$?
+    [ "$drc" -eq 0 ] || why="${why:+$why; }labels, exports or eval differ"
+  fi
   sed 's/^/  /' "$B_OUT.compare"
   verdict=$(sed -n 's/^\[[^]]*\] SUMMARY: \([^:]*\):.*/\1/p' "$B_OUT.compare" | tail -n 1)
   t1=$(date +%s.%N)

@@ -132,14 +132,24 @@ pub fn clean_stale(out: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Writes `bytes` to `out/name` atomically (temp file, fsync, rename).
+/// Writes `bytes` to `out/name` atomically ([`write_file_atomic`]).
 pub fn write_atomic(out: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
-    let tmp = out.join(format!(".tmp-{name}"));
+    write_file_atomic(&out.join(name), |f| f.write_all(bytes))
+}
+
+/// The one atomic write of a file (every stage's: reports, the card, label chunks, the
+/// eval report): `write` fills a temporary sibling `.NAME.tmp`, which is synced and
+/// renamed to `path`, so `path` holds the old bytes or the new, never a part. On an error
+/// the temporary is removed and the error names the file. Readers of a folder skip the
+/// temporary: it starts with a dot and does not end in `.parquet`.
+pub fn write_file_atomic(path: &Path, write: impl FnOnce(&mut File) -> std::io::Result<()>) -> std::io::Result<()> {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.tmp"));
     let result = File::create(&tmp)
-        .and_then(|mut f| f.write_all(bytes).and_then(|_| f.sync_all()))
+        .and_then(|mut f| write(&mut f).and_then(|_| f.sync_all()))
         .map_err(at_path(&tmp))
-        .and_then(|_| std::fs::rename(&tmp, out.join(name)).map_err(at_path(&out.join(name))));
+        .and_then(|_| std::fs::rename(&tmp, path).map_err(at_path(path)));
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
@@ -631,6 +641,25 @@ mod tests {
         let s = schema(vec![Field::new("x", DataType::UInt32, false)]);
         let b = RecordBatch::try_new(s.clone(), vec![Arc::new(UInt32Array::from(vec![1, 2, 3]))]).unwrap();
         (s, b)
+    }
+
+    #[test]
+    fn an_atomic_write_that_fails_keeps_the_old_file_and_leaves_no_temporary() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("report.json");
+        write_file_atomic(&path, |f| f.write_all(b"old")).unwrap();
+        let e = write_file_atomic(&path, |f| {
+            f.write_all(b"half")?;
+            Err(std::io::Error::other("disk full"))
+        })
+        .unwrap_err();
+        assert!(e.to_string().contains(".report.json.tmp") && e.to_string().contains("disk full"), "{e}");
+        assert_eq!(std::fs::read(&path).unwrap(), b"old");
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("report.json")]);
+        write_atomic(dir.path(), "report.json", b"new").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
     }
 
     #[test]

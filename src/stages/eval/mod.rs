@@ -70,9 +70,8 @@ fn write(path: &Path, text: String) -> anyhow::Result<()> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
     }
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("moving {} into place", path.display()))
+    use std::io::Write;
+    Ok(crate::storage::write_file_atomic(path, |f| f.write_all(text.as_bytes()))?)
 }
 
 /// The report's headline figures, one line a task (printed by `kibo eval`).

@@ -237,20 +237,19 @@ fn chunk_name(k: usize, fp: &str, rows: &[Row]) -> String {
     format!("chunk-{k:05}-{}.parquet", &h.finalize().to_hex()[..16])
 }
 
-/// Writes one chunk file atomically (a temp file renamed), with the fingerprint in its
-/// metadata.
+/// Writes one chunk file atomically (`storage::write_file_atomic`), with the fingerprint
+/// in its metadata.
 fn write_chunk(path: &Path, b: &arrow_array::RecordBatch, fp: &str) -> anyhow::Result<()> {
-    let tmp = path.with_extension("partial");
     let extra = vec![
         parquet::file::metadata::KeyValue::new("kibo.labels_version".into(), table::LABELS_VERSION.to_string()),
         parquet::file::metadata::KeyValue::new("kibo.labels_engine".into(), fp.to_string()),
     ];
     let props = crate::storage::writer_properties_with(&crate::storage::TableOptions::default(), "labels", extra)?;
-    let f = std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-    let mut w = parquet::arrow::ArrowWriter::try_new(f, b.schema(), Some(props))?;
-    w.write(b)?;
-    w.into_inner()?.sync_all().with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("renaming {}", tmp.display()))?;
+    crate::storage::write_file_atomic(path, |f| {
+        let mut w = parquet::arrow::ArrowWriter::try_new(f, b.schema(), Some(props)).map_err(std::io::Error::other)?;
+        w.write(b).map_err(std::io::Error::other)?;
+        w.into_inner().map_err(std::io::Error::other).map(|_| ())
+    })?;
     Ok(())
 }
 
