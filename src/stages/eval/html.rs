@@ -1,12 +1,12 @@
-//! The HTML report (`--html`): the figures per task, plots as inline SVG (top-1 and
+//! The HTML report (`--html`): the figures of every task in the report (judge included
+//! when the set has judge rows), plots as inline SVG (top-1 and
 //! legal rates by move number and by rank, with their intervals; the error classes as
 //! bars) and up to 20 wrong answers drawn on their boards with the eye check's renderer
 //! ([`crate::verify::render_svg`]): the truth ringed in red by the renderer, the model's
 //! answer marked in blue.
 
-use std::fmt::Write as _;
-
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 use super::errors::ErrorClass;
 use super::report::{Errors, Report, SliceReport};

@@ -190,12 +190,11 @@ impl Fields<'_> {
         let symmetry = u8::try_from(self.symmetry)
             .ok()
             .filter(|s| *s < 8)
-            .ok_or(format!("symmetry {}: expected 0 to 7", self.symmetry))?;
-        let move_number = u16::try_from(self.move_number).ok().filter(|m| *m >= 1).ok_or(format!(
-            "move_number {}: expected 1 to {}",
-            self.move_number,
-            u16::MAX
-        ))?;
+            .ok_or_else(|| format!("symmetry {}: expected 0 to 7", self.symmetry))?;
+        let move_number = u16::try_from(self.move_number)
+            .ok()
+            .filter(|m| *m >= 1)
+            .ok_or_else(|| format!("move_number {}: expected 1 to {}", self.move_number, u16::MAX))?;
         Ok(Row {
             id: self.id.to_string(),
             task: self.task.parse().map_err(|e| format!("task {e}"))?,
