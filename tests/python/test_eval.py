@@ -3,7 +3,10 @@ the true answers score 100%; answers transformed by a row flip, a column flip, a
 transpose or the I shift are right only where the transform leaves them unchanged and
 every wrong one is named by its class; garbage parses 0%; the three prediction shapes
 score the same; the exit codes and messages of a missing set, a training set, a
-mismatched file, duplicate and unknown ids; the HTML report in headless Chromium.
+mismatched file, duplicate and unknown ids; the HTML report in headless Chromium; the
+judge task in the report, the summary and the page; a truth, question, layout, notation or
+row field that is missing or unreadable, and an empty predictions file, refused (exit 2)
+with the file and row named.
 
 The transforms, GTP letters and the expected classes are computed here, independently
 of kibo's code."""
@@ -360,3 +363,167 @@ def test_engine_figures_from_a_labels_table(kibo, sample_out, tmp_path):
     assert nm["in_engine_list"]["count"] == len(rows)
     assert nm["score_loss"]["n"] == len(rows)
     assert abs(nm["score_loss"]["mean"] - sum(places) / len(places)) < 1e-5, (nm["score_loss"], sum(places) / len(places))
+
+
+# ---------------------------------------------------------------- issue 54: typed report, missing is an error
+
+
+def labels_table(out, lead_of):
+    """A labels table for the test split of `out` (docs/schema.md, `labels`; a kibo table,
+    so that `kibo export vlm --mix judge=...` reads it): KataGo's move the move played,
+    Black's score lead `lead_of(k)` for the k-th test sample."""
+    import pyarrow as pa
+    samples = pq.read_table(out / "samples", columns=["game_id", "move_number", "move", "split"]).to_pylist()
+    top_type = pa.struct([("move", pa.utf8()), ("prior", pa.float32()), ("visits", pa.uint32()),
+                          ("winrate_black", pa.float32()), ("score_lead_black", pa.float32())])
+    cols = {k: [] for k in ["game_id", "move_number", "split", "engine_move", "engine_move_index", "winrate_black",
+                            "score_lead_black", "score_stdev", "visits", "engine_top", "sent"]}
+    for k, s in enumerate(r for r in samples if r["split"] == "test"):
+        mv = gtp(None if s["move"] == 361 else divmod(s["move"], N))
+        top = [{"move": mv, "prior": 0.5, "visits": 1, "winrate_black": 0.5, "score_lead_black": lead_of(k)}]
+        for key, v in [("game_id", s["game_id"]), ("move_number", s["move_number"]), ("split", "test"),
+                       ("engine_move", mv), ("engine_move_index", s["move"]), ("winrate_black", 0.5),
+                       ("score_lead_black", lead_of(k)), ("score_stdev", 1.0), ("visits", 1), ("engine_top", top),
+                       ("sent", "history")]:
+            cols[key].append(v)
+    types = {"move_number": pa.uint16(), "engine_move_index": pa.uint16(), "winrate_black": pa.float32(),
+             "score_lead_black": pa.float32(), "score_stdev": pa.float32(), "visits": pa.uint32(),
+             "engine_top": pa.list_(top_type)}
+    table = pa.table({k: pa.array(v, types.get(k, pa.utf8())) for k, v in cols.items()})
+    schema_version = pq.read_metadata(next((out / "samples").glob("*.parquet"))).metadata[b"kibo.schema_version"]
+    table = table.replace_schema_metadata({b"kibo.schema_version": schema_version, b"kibo.labels_version": b"1"})
+    (out / "labels").mkdir()
+    pq.write_table(table, out / "labels" / "part-00000.parquet", compression="zstd")
+
+
+@pytest.fixture(scope="module")
+def judge_set(kibo, sample_out, tmp_path_factory):
+    """The sample's test split with a labels table, exported with every task, judge included."""
+    import shutil
+    tmp = tmp_path_factory.mktemp("judge")
+    out = tmp / "out"
+    shutil.copytree(sample_out, out)
+    labels_table(out, lambda k: [12.3, -0.2, -7.6, 0.4, 3.0][k % 5])
+    return export(kibo, out, tmp / "set", "--mix", "next-move=1,transcribe=1,tactics=1,judge=1")
+
+
+def test_every_task_is_shown_judge_included(kibo, judge_set, tmp_path):
+    """The judge task is in the report, the printed summary and the HTML page."""
+    rows = rows_of(judge_set)
+    assert {r["task"] for r in rows} == {"next-move", "transcribe", "tactics", "judge"}
+    judge = [r for r in rows if r["task"] == "judge"]
+    # Every third judge answer wrong (the other side named ahead, unless even).
+    flip = {"B": "W", "W": "B"}
+    preds = []
+    for k, r in enumerate(rows):
+        a = r["answer"]
+        if r["task"] == "judge" and k % 3 == 0 and a != "even":
+            a = flip[a[0]] + a[1:]
+        preds.append({"id": r["id"], "answer": a})
+    html = tmp_path / "report.html"
+    path = tmp_path / "preds.jsonl"
+    path.write_text("".join(json.dumps(p) + "\n" for p in preds))
+    report = tmp_path / "report.json"
+    r = subprocess.run([kibo, "eval", "--set", str(judge_set), "--predictions", str(path), "--report", str(report),
+                        "--html", str(html)], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(report.read_text())
+    wrong = sum(1 for k, r in enumerate(rows) if r["task"] == "judge" and k % 3 == 0 and r["answer"] != "even")
+    assert rep["judge"]["n"] == len(judge) and rep["judge"]["winner"]["count"] == len(judge) - wrong > 0
+    line = [x for x in r.stdout.splitlines() if x.startswith("judge")]
+    assert len(line) == 1 and f"n {len(judge)}: parsed 100.0%" in line[0] and "winner" in line[0], r.stdout
+    page = html.read_text()
+    assert f'<h2 id="judge">judge (n {len(judge)})</h2>' in page
+    winner = rep["judge"]["winner"]
+    assert f"<tr><td>winner</td><td>{100 * winner['rate']:.1f}%" in page
+    assert f"· {winner['count']}/{winner['n']}</small>" in page
+
+
+def copy_set(src, dst):
+    import shutil
+    shutil.copytree(src, dst)
+    return dst
+
+
+def set_with(src, dst, pick, field, value):
+    """A copy of the Parquet set `src` at `dst` with `field` of its first row that `pick`
+    accepts set to `value` (every part file rewritten); returns the copy and that row."""
+    import pyarrow as pa
+    copy_set(src, dst)
+    first = next(r for r in rows_of(dst) if pick(r))
+    for f in sorted((dst / "test").glob("*.parquet")):
+        t = pq.read_table(f)
+        rows = t.to_pylist()
+        for r in rows:
+            if r["id"] == first["id"]:
+                r[field] = value
+        pq.write_table(pa.Table.from_pylist(rows, schema=t.schema), f, compression="zstd")
+    return dst, first
+
+
+def truth_preds(dest):
+    return [{"id": r["id"], "answer": r["answer"]} for r in rows_of(dest)]
+
+
+def test_an_unparsable_truth_is_refused(kibo, eval_set, judge_set, tmp_path):
+    """A judge truth that is not a score lead scored as 0 (even), and an unreadable yes/no
+    truth counted an unparsed answer right: both are refused, naming the file and row."""
+    dest, first = set_with(judge_set, tmp_path / "judge", lambda r: r["task"] == "judge", "answer", "B+lots")
+    r = run_eval(kibo, dest, truth_preds(judge_set), tmp_path, check=False)
+    assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
+    assert str(dest / "test") in r.stderr and first["id"] in r.stderr and '"B+lots"' in r.stderr, r.stderr
+    dest, first = set_with(eval_set, tmp_path / "capture", lambda r: r["question"] == "capture", "answer", "maybe")
+    preds = [{"id": r["id"], "answer": "I cannot tell"} for r in rows_of(dest)]
+    r = run_eval(kibo, dest, preds, tmp_path, check=False)
+    assert r.returncode == 2 and first["id"] in r.stderr and '"maybe"' in r.stderr, (r.returncode, r.stderr)
+
+
+def test_a_tactics_row_without_its_question_is_refused(kibo, eval_set, tmp_path):
+    """A tactics row whose question is missing was scored as an atari question."""
+    dest, first = set_with(eval_set, tmp_path / "set", lambda r: r["question"] in ("capture", "ladder"), "question",
+                           None)
+    r = run_eval(kibo, dest, truth_preds(eval_set), tmp_path, check=False)
+    assert r.returncode == 2, (r.returncode, r.stdout)
+    assert str(dest / "test") in r.stderr and first["id"] in r.stderr and "without a question" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("key,value", [("layout", "qwen2"), ("answer", "sgff"), ("layout", None)])
+def test_an_unknown_layout_or_notation_is_refused(kibo, eval_set, tmp_path, key, value):
+    """An unknown (or missing) layout read as Parquet, an unknown notation as GTP."""
+    dest = copy_set(eval_set, tmp_path / "set")
+    info = json.loads((dest / "vlm.json").read_text())
+    if value is None:
+        del info[key]
+    else:
+        info[key] = value
+    (dest / "vlm.json").write_text(json.dumps(info))
+    r = run_eval(kibo, dest, truth_preds(eval_set), tmp_path, check=False)
+    assert r.returncode == 2, (r.returncode, r.stdout)
+    assert str(dest / "vlm.json") in r.stderr and key in r.stderr and (value or "") in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("field", ["symmetry", "move_number", "game_id", "tags"])
+def test_a_missing_field_in_a_set_row_is_refused(kibo, sample_out, tmp_path, field):
+    """A Qwen set's line without a field read it as 0 (or empty): a missing symmetry scored
+    the row in another frame, a missing move number reported "another output folder"."""
+    dest = export(kibo, sample_out, tmp_path / "qwen", "--layout", "qwen")
+    lines = [json.loads(x) for x in (dest / "test.jsonl").read_text().splitlines()]
+    k = next(i for i, x in enumerate(lines) if x["symmetry"] != 0 and x["task"] == "next-move")
+    del lines[k][field]
+    (dest / "test.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    preds = [{"id": x["id"], "answer": x["conversations"][-1]["value"]} for x in lines]
+    r = run_eval(kibo, dest, preds, tmp_path, check=False)
+    assert r.returncode == 2, (r.returncode, r.stdout)
+    assert f"{dest / 'test.jsonl'} line {k + 1}: no {field}" in r.stderr, r.stderr
+    assert "another output folder" not in r.stderr
+
+
+@pytest.mark.parametrize("text", ["", "\n\n  \n"])
+def test_an_empty_predictions_file_is_refused(kibo, eval_set, tmp_path, text):
+    """An empty file exited 0 with every row unanswered."""
+    path = tmp_path / "empty.jsonl"
+    path.write_text(text)
+    r = run_eval(kibo, eval_set, path, tmp_path, check=False)
+    assert r.returncode == 2, (r.returncode, r.stdout)
+    assert str(path) in r.stderr and "empty" in r.stderr, r.stderr
+    assert not (tmp_path / "report.json").exists()

@@ -5,12 +5,14 @@
 
 use crate::coord::{symmetry, symmetry_index, Move, N, NN};
 
-/// A class of wrong answer; the report's `errors` keys.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// A class of wrong answer; the report's `errors` keys ([`ErrorClass::name`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ErrorClass {
     RowFlip,
     ColFlip,
     Transpose,
+    #[serde(rename = "rotate_180")]
     Rotate180,
     RotateCw,
     RotateCcw,
@@ -139,6 +141,14 @@ mod tests {
 
     fn mv(s: &str) -> Move {
         gtp_move(s).unwrap()
+    }
+
+    #[test]
+    fn the_report_keys_are_the_names() {
+        for c in ErrorClass::ALL {
+            assert_eq!(serde_json::to_value(c).unwrap(), c.name(), "{c:?}");
+            assert_eq!(serde_json::from_value::<ErrorClass>(c.name().into()).unwrap(), c);
+        }
     }
 
     #[test]

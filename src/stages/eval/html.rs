@@ -1,16 +1,18 @@
-//! The HTML report (`--html`): the figures per task, plots as inline SVG (top-1 and
+//! The HTML report (`--html`): the figures of every task in the report (judge included
+//! when the set has judge rows), plots as inline SVG (top-1 and
 //! legal rates by move number and by rank, with their intervals; the error classes as
 //! bars) and up to 20 wrong answers drawn on their boards with the eye check's renderer
 //! ([`crate::verify::render_svg`]): the truth ringed in red by the renderer, the model's
 //! answer marked in blue.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use serde_json::Value;
-
 use super::errors::ErrorClass;
+use super::report::{Errors, Report, SliceReport};
 use super::score::{Wrong, MOVE_BANDS, RANK_BANDS};
 use super::set::EvalRow;
+use super::stats::Rate;
 use crate::coord::{Move, Point};
 use crate::verify::{point_pixel, render_svg, VerifySample};
 
@@ -21,36 +23,30 @@ fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
-fn pct(v: &Value) -> String {
-    match v["rate"].as_f64() {
-        Some(x) => format!(
-            "{:.1}% <small>[{:.1}, {:.1}] · {}/{}</small>",
-            100.0 * x,
-            100.0 * v["low"].as_f64().unwrap_or(0.0),
-            100.0 * v["high"].as_f64().unwrap_or(0.0),
-            v["count"],
-            v["n"]
-        ),
+fn pct(r: &Rate) -> String {
+    match r.percent() {
+        Some((x, low, high)) => format!("{x:.1}% <small>[{low:.1}, {high:.1}] · {}/{}</small>", r.count, r.n),
         None => "–".to_string(),
     }
 }
 
-/// A table of the named rates of `task`.
-fn table(task: &Value, names: &[&str]) -> String {
+/// A table of named rates.
+fn table(rates: &[(&str, Rate)]) -> String {
     let mut s = String::from("<table class=\"rates\"><tr><th>rate</th><th>value [95% interval] · count/n</th></tr>");
-    for n in names {
-        if task[*n].is_object() {
-            let _ = write!(s, "<tr><td>{n}</td><td>{}</td></tr>", pct(&task[*n]));
-        }
+    for (n, r) in rates {
+        let _ = write!(s, "<tr><td>{n}</td><td>{}</td></tr>", pct(r));
     }
     s + "</table>"
 }
 
-/// Horizontal bars of `rate` per key of `slices` (each `{n, <rate>: Rate}`), with the
-/// interval as a whisker.
-fn rate_plot(title: &str, slices: &Value, rate: &str, order: &[&str]) -> String {
-    let Some(m) = slices.as_object() else { return String::new() };
-    let mut m: Vec<(&String, &Value)> = m.iter().collect();
+/// Horizontal bars of the rate `rate` picks per slice, with the interval as a whisker.
+fn rate_plot(
+    title: &str,
+    slices: &BTreeMap<String, SliceReport>,
+    rate: fn(&SliceReport) -> Rate,
+    order: &[&str],
+) -> String {
+    let mut m: Vec<(&String, &SliceReport)> = slices.iter().collect();
     m.sort_by_key(|(k, _)| order.iter().position(|o| o == k).unwrap_or(order.len()));
     let (w, row, left) = (520.0, 24.0, 130.0);
     let h = row * m.len() as f64 + 30.0;
@@ -63,9 +59,9 @@ fn rate_plot(title: &str, slices: &Value, rate: &str, order: &[&str]) -> String 
     let scale = w - left - 70.0;
     for (k, (name, v)) in m.into_iter().enumerate() {
         let y = 10.0 + row * k as f64;
-        let r = &v[rate];
-        let x = r["rate"].as_f64().unwrap_or(0.0);
-        let (lo, hi) = (r["low"].as_f64().unwrap_or(0.0), r["high"].as_f64().unwrap_or(0.0));
+        let r = rate(v);
+        let x = r.rate.unwrap_or(0.0);
+        let (lo, hi) = (r.low.unwrap_or(0.0), r.high.unwrap_or(0.0));
         let _ = write!(
             s,
             "<text x=\"{tx}\" y=\"{ty}\" text-anchor=\"end\" font-size=\"12\">{name} (n {n})</text>\
@@ -75,7 +71,7 @@ fn rate_plot(title: &str, slices: &Value, rate: &str, order: &[&str]) -> String 
             tx = left - 6.0,
             ty = y + 12.0,
             name = esc(name),
-            n = v["n"],
+            n = v.n,
             bw = scale * x,
             l = left + scale * lo,
             hh = left + scale * hi,
@@ -88,9 +84,9 @@ fn rate_plot(title: &str, slices: &Value, rate: &str, order: &[&str]) -> String 
 }
 
 /// Bars of the error classes of `errors` (counts).
-fn error_plot(title: &str, errors: &Value) -> String {
+fn error_plot(title: &str, errors: &Errors) -> String {
     let counts: Vec<(&str, u64)> =
-        ErrorClass::ALL.iter().map(|c| (c.name(), errors[c.name()].as_u64().unwrap_or(0))).collect();
+        ErrorClass::ALL.iter().map(|c| (c.name(), errors.get(c).copied().unwrap_or(0))).collect();
     let max = counts.iter().map(|c| c.1).max().unwrap_or(0).max(1) as f64;
     let (w, row, left) = (520.0, 22.0, 130.0);
     let mut s = format!(
@@ -161,11 +157,9 @@ fn board_svg(r: &EvalRow, w: &Wrong) -> String {
     }
 }
 
-/// The page.
-pub fn page(report: &Value, rows: &[EvalRow], wrong: &[Wrong]) -> String {
-    let nm = &report["next-move"];
-    let tr = &report["transcribe"];
-    let ta = &report["tactics"];
+/// The page: every task of the report, then the wrong answers drawn.
+pub fn page(report: &Report, rows: &[EvalRow], wrong: &[Wrong]) -> String {
+    let (nm, tr, ta) = (&report.next_move, &report.transcribe, &report.tactics);
     let mut s = String::from(
         "<!doctype html><html><head><meta charset=\"utf-8\"><title>kibo eval</title><style>\
          body{font-family:sans-serif;margin:2em;max-width:1100px} table.rates td,table.rates th{padding:2px 10px;text-align:left}\
@@ -175,42 +169,60 @@ pub fn page(report: &Value, rows: &[EvalRow], wrong: &[Wrong]) -> String {
     let _ = write!(
         s,
         "<h1>kibo eval</h1><p>Set <code>{}</code>, predictions <code>{}</code> ({}): {} rows, {} answered, {} unanswered.</p>",
-        esc(report["set"].as_str().unwrap_or("")),
-        esc(report["predictions"].as_str().unwrap_or("")),
-        esc(report["shape"].as_str().unwrap_or("")),
-        report["rows"],
-        report["answered"],
-        report["unanswered"]
+        esc(&report.set),
+        esc(&report.predictions),
+        esc(report.shape.name()),
+        report.rows,
+        report.answered,
+        report.unanswered
     );
-    let _ = write!(s, "<h2 id=\"next-move\">next-move (n {})</h2>", nm["n"]);
-    s += &table(nm, &["parsed", "legal", "top1", "engine_top1", "engine_top5", "in_engine_list"]);
-    if let Some(m) = nm["score_loss"]["mean"].as_f64() {
-        let _ = write!(
-            s,
-            "<p>Mean score loss of the answers in KataGo's list: {m:.2} points (n {}).</p>",
-            nm["score_loss"]["n"]
-        );
+    let _ = write!(s, "<h2 id=\"next-move\">next-move (n {})</h2>", nm.n);
+    s += &table(&[
+        ("parsed", nm.parsed),
+        ("legal", nm.legal),
+        ("top1", nm.top1),
+        ("engine_top1", nm.engine_top1),
+        ("engine_top5", nm.engine_top5),
+        ("in_engine_list", nm.in_engine_list),
+    ]);
+    if let Some(m) = nm.score_loss.mean {
+        let _ =
+            write!(s, "<p>Mean score loss of the answers in KataGo's list: {m:.2} points (n {}).</p>", nm.score_loss.n);
     }
     let moves: Vec<&str> = MOVE_BANDS.iter().map(|b| b.0).collect();
     let ranks: Vec<&str> = RANK_BANDS.iter().map(|b| b.0).collect();
-    s += &rate_plot("top-1 by move number", &nm["by_move_number"], "top1", &moves);
-    s += &rate_plot("top-1 by rank of the side to move", &nm["by_rank"], "top1", &ranks);
-    s += &rate_plot("legal by move number", &nm["by_move_number"], "legal", &moves);
-    s += &rate_plot("top-1 by tactical tag", &nm["by_tag"], "top1", &["none"]);
-    s += &error_plot("next-move: wrong answers by class", &nm["errors"]);
-    let _ = write!(s, "<h2 id=\"transcribe\">transcribe (n {})</h2>", tr["n"]);
-    s += &table(tr, &["parsed", "exact", "point_accuracy"]);
-    for c in ["black", "white"] {
-        let f1 = tr[c]["f1"].as_f64().map(|f| format!("{f:.3}")).unwrap_or("–".into());
-        let _ =
-            write!(s, "<p>{c}: F1 {f1}, precision {}, recall {}</p>", pct(&tr[c]["precision"]), pct(&tr[c]["recall"]));
+    s += &rate_plot("top-1 by move number", &nm.by_move_number, |v| v.top1, &moves);
+    s += &rate_plot("top-1 by rank of the side to move", &nm.by_rank, |v| v.top1, &ranks);
+    s += &rate_plot("legal by move number", &nm.by_move_number, |v| v.legal, &moves);
+    s += &rate_plot("top-1 by tactical tag", &nm.by_tag, |v| v.top1, &["none"]);
+    s += &error_plot("next-move: wrong answers by class", &nm.errors);
+    let _ = write!(s, "<h2 id=\"transcribe\">transcribe (n {})</h2>", tr.n);
+    s += &table(&[("parsed", tr.parsed), ("exact", tr.exact), ("point_accuracy", tr.point_accuracy)]);
+    for (c, r) in [("black", &tr.black), ("white", &tr.white)] {
+        let f1 = r.f1.map(|f| format!("{f:.3}")).unwrap_or("–".into());
+        let _ = write!(s, "<p>{c}: F1 {f1}, precision {}, recall {}</p>", pct(&r.precision), pct(&r.recall));
     }
-    s += &error_plot("transcribe: wrong boards by class", &tr["errors"]);
-    let _ = write!(s, "<h2 id=\"tactics\">tactics (n {})</h2>", ta["n"]);
-    s += &table(ta, &["parsed", "accuracy"]);
-    for q in ["atari", "capture", "ladder"] {
-        let _ = write!(s, "<h3>{q} (n {})</h3>", ta["by_question"][q]["n"]);
-        s += &table(&ta["by_question"][q], &["parsed", "accuracy", "exact", "precision", "recall"]);
+    s += &error_plot("transcribe: wrong boards by class", &tr.errors);
+    let _ = write!(s, "<h2 id=\"tactics\">tactics (n {})</h2>", ta.all.n);
+    s += &table(&[("parsed", ta.all.parsed), ("accuracy", ta.all.accuracy)]);
+    let atari = &ta.by_question.atari;
+    let _ = write!(s, "<h3>atari (n {})</h3>", atari.asked.n);
+    s += &table(&[("parsed", atari.asked.parsed), ("accuracy", atari.asked.accuracy), ("exact", atari.exact)]);
+    for (q, r) in [("capture", &ta.by_question.capture), ("ladder", &ta.by_question.ladder)] {
+        let _ = write!(s, "<h3>{q} (n {})</h3>", r.asked.n);
+        s += &table(&[
+            ("parsed", r.asked.parsed),
+            ("accuracy", r.asked.accuracy),
+            ("precision", r.precision),
+            ("recall", r.recall),
+        ]);
+    }
+    if let Some(j) = &report.judge {
+        let _ = write!(s, "<h2 id=\"judge\">judge (n {})</h2>", j.n);
+        s += &table(&[("parsed", j.parsed), ("winner", j.winner), ("exact", j.exact)]);
+        if let Some(e) = j.mean_abs_error {
+            let _ = write!(s, "<p>Mean absolute error of the parsed answers: {e:.2} points.</p>");
+        }
     }
     let _ =
         write!(s, "<h2 id=\"wrong\">Wrong answers ({} of {} shown)</h2>", wrong.len().min(WRONG_SHOWN), wrong.len());

@@ -6,27 +6,34 @@ every rate with its 95% Wilson interval, the coordinate errors named (docs/eval.
 * [`set`]: the set's rows and their truth (the output folder's samples, `OUT/labels`);
 * [`predictions`]: the answers, in three file shapes;
 * [`parse`]: answers read as models write them;
-* [`score`]: the tallies per task and the report's objects;
+* [`score`]: the tallies per task;
+* [`report`]: the report as types, written once and read by the summary and the page;
 * [`errors`]: the classes of wrong answers;
 * [`stats`]: rates and intervals;
-* [`refused`]: the usage and setup errors (exit 2);
 * [`html`]: the page with its plots and wrong answers drawn.
+
+A usage, setup or input problem (a missing set, a row or truth that cannot be read, a
+predictions file that is not this set's or is empty) is a [`crate::error::SetupError`]
+(exit 2), found before anything is written.
 */
 
 pub mod errors;
 pub mod html;
 pub mod parse;
 pub mod predictions;
-pub mod refused;
+pub mod report;
 pub mod score;
 pub mod set;
 pub mod stats;
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{json, Value};
+/// The name the command line's handler downcasts to (exit 2); a [`crate::error::SetupError`]
+/// is exit 2 by itself, so the handler may drop its downcast and this name with it.
+pub use crate::error::SetupError as Refused;
+pub use report::Report;
 
-pub use refused::Refused;
+use crate::stages::export::vlm::Notation;
 
 /// What `kibo eval` is asked.
 #[derive(Clone, Debug)]
@@ -38,31 +45,49 @@ pub struct EvalOptions {
 }
 
 /// Scores the predictions; returns the report (also written where asked).
-pub fn run(opt: &EvalOptions) -> anyhow::Result<Value> {
+pub fn run(opt: &EvalOptions) -> anyhow::Result<Report> {
     let (info, rows) = set::load(&opt.set)?;
     let set_rows: Vec<set::Row> = rows.iter().map(|r| r.row.clone()).collect();
     let p = predictions::read(&opt.predictions, &set_rows)?;
-    let (mut report, wrong) = score::score(&rows, &p.answers, info.notation);
-    let answered = p.answers.iter().filter(|a| a.is_some()).count();
-    let unanswered: Vec<&str> =
-        rows.iter().zip(&p.answers).filter(|(_, a)| a.is_none()).map(|(r, _)| r.row.id.as_str()).take(20).collect();
-    report["format"] = json!("kibo-eval-v1");
-    report["set"] = json!(opt.set.to_string_lossy());
-    report["predictions"] = json!(opt.predictions.to_string_lossy());
-    report["shape"] = json!(p.shape);
-    report["notation"] = json!(info.notation);
-    report["rows"] = json!(rows.len());
-    report["answered"] = json!(answered);
-    report["unanswered"] = json!(rows.len() - answered);
-    report["unanswered_ids"] = json!(unanswered);
-    report["labels"] = json!(rows.iter().any(|r| r.engine.is_some()));
+    let (report, wrong) = report_of(opt, info.notation, &rows, &p);
     if let Some(path) = &opt.report {
-        write(path, serde_json::to_string_pretty(&report)? + "\n")?;
+        write(path, report.to_json()?)?;
     }
     if let Some(path) = &opt.html {
         write(path, html::page(&report, &rows, &wrong))?;
     }
     Ok(report)
+}
+
+/// The report of `p`'s answers to `rows`, and the wrong answers to draw.
+fn report_of(
+    opt: &EvalOptions,
+    notation: Notation,
+    rows: &[set::EvalRow],
+    p: &predictions::Predictions,
+) -> (Report, Vec<score::Wrong>) {
+    let (tasks, wrong) = score::score(rows, &p.answers, notation);
+    let (next_move, transcribe, tactics, judge) = tasks.reports();
+    let answered = p.answers.iter().filter(|a| a.is_some()).count() as u64;
+    let unanswered_ids =
+        rows.iter().zip(&p.answers).filter(|(_, a)| a.is_none()).map(|(r, _)| r.row.id.clone()).take(20).collect();
+    let report = Report {
+        format: report::FORMAT.to_string(),
+        set: opt.set.to_string_lossy().into_owned(),
+        predictions: opt.predictions.to_string_lossy().into_owned(),
+        shape: p.shape,
+        notation,
+        rows: rows.len() as u64,
+        answered,
+        unanswered: rows.len() as u64 - answered,
+        unanswered_ids,
+        labels: rows.iter().any(|r| r.engine.is_some()),
+        next_move,
+        transcribe,
+        tactics,
+        judge,
+    };
+    (report, wrong)
 }
 
 fn write(path: &Path, text: String) -> anyhow::Result<()> {
@@ -74,41 +99,118 @@ fn write(path: &Path, text: String) -> anyhow::Result<()> {
     Ok(crate::storage::write_file_atomic(path, |f| f.write_all(text.as_bytes()))?)
 }
 
-/// The report's headline figures, one line a task (printed by `kibo eval`).
-pub fn summary(r: &Value) -> String {
-    let pct = |v: &Value| match v["rate"].as_f64() {
-        Some(x) => format!(
-            "{:.1}% [{:.1}, {:.1}]",
-            100.0 * x,
-            100.0 * v["low"].as_f64().unwrap_or(0.0),
-            100.0 * v["high"].as_f64().unwrap_or(0.0)
-        ),
+/// A rate for the summary: `62.5% [40.9, 79.8]`, `-` when its `n` is 0.
+fn pct(r: &stats::Rate) -> String {
+    match r.percent() {
+        Some((x, low, high)) => format!("{x:.1}% [{low:.1}, {high:.1}]"),
         None => "-".to_string(),
-    };
-    let nm = &r["next-move"];
-    let tr = &r["transcribe"];
-    let ta = &r["tactics"];
+    }
+}
+
+/// The report's headline figures, one line a task (printed by `kibo eval`).
+pub fn summary(r: &Report) -> String {
+    let (nm, tr, ta) = (&r.next_move, &r.transcribe, &r.tactics);
     let mut s = format!(
         "eval: {} rows, {} answered\nnext-move  n {}: parsed {}, legal {}, top1 {}",
-        r["rows"],
-        r["answered"],
-        nm["n"],
-        pct(&nm["parsed"]),
-        pct(&nm["legal"]),
-        pct(&nm["top1"])
+        r.rows,
+        r.answered,
+        nm.n,
+        pct(&nm.parsed),
+        pct(&nm.legal),
+        pct(&nm.top1)
     );
-    if nm["labelled"].as_u64().unwrap_or(0) > 0 {
-        s += &format!(", engine_top1 {}, engine_top5 {}", pct(&nm["engine_top1"]), pct(&nm["engine_top5"]));
+    if nm.labelled > 0 {
+        s += &format!(", engine_top1 {}, engine_top5 {}", pct(&nm.engine_top1), pct(&nm.engine_top5));
     }
     s += &format!(
         "\ntranscribe n {}: parsed {}, exact {}, point_accuracy {}\ntactics    n {}: parsed {}, accuracy {}",
-        tr["n"],
-        pct(&tr["parsed"]),
-        pct(&tr["exact"]),
-        pct(&tr["point_accuracy"]),
-        ta["n"],
-        pct(&ta["parsed"]),
-        pct(&ta["accuracy"])
+        tr.n,
+        pct(&tr.parsed),
+        pct(&tr.exact),
+        pct(&tr.point_accuracy),
+        ta.all.n,
+        pct(&ta.all.parsed),
+        pct(&ta.all.accuracy)
     );
+    if let Some(j) = &r.judge {
+        let mae = j.mean_abs_error.map(|e| format!("{e:.2}")).unwrap_or_else(|| "-".to_string());
+        s += &format!(
+            "\njudge      n {}: parsed {}, winner {}, exact {}, mean_abs_error {mae}",
+            j.n,
+            pct(&j.parsed),
+            pct(&j.winner),
+            pct(&j.exact)
+        );
+    }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::set::{AnswerKey, EvalRow, Row, Tactic, Truth};
+    use super::*;
+    use crate::coord::{gtp_move, NN};
+    use crate::stages::export::vlm::Task;
+
+    fn row(id: &str, task: Task, key: AnswerKey) -> EvalRow {
+        let mv = gtp_move("Q16").unwrap();
+        EvalRow {
+            row: Row {
+                id: id.to_string(),
+                task,
+                question: None,
+                answer: String::new(),
+                symmetry: 0,
+                game_id: "g".to_string(),
+                move_number: 10,
+                tags: Vec::new(),
+            },
+            key,
+            truth: Truth { board: [0; NN], to_play: 1, mv, ko: None, rank: None },
+            engine: None,
+        }
+    }
+
+    fn report(answers: &[Option<&str>], rows: &[EvalRow]) -> (Report, Vec<score::Wrong>) {
+        let opt = EvalOptions { set: "SET".into(), predictions: "P.jsonl".into(), report: None, html: None };
+        let p = predictions::Predictions {
+            answers: answers.iter().map(|a| a.map(str::to_string)).collect(),
+            shape: predictions::Shape::Ids,
+        };
+        report_of(&opt, Notation::Gtp, rows, &p)
+    }
+
+    #[test]
+    fn the_report_is_written_once_and_read_back_typed_every_task_shown() {
+        let rows = vec![
+            row("g-1", Task::NextMove, AnswerKey::NextMove),
+            row("g-2", Task::Tactics, AnswerKey::Tactics(Tactic::Ladder(true))),
+            row("g-3", Task::Judge, AnswerKey::Judge(-2.5)),
+            row("g-4", Task::Judge, AnswerKey::Judge(3.0)),
+        ];
+        let (r, wrong) = report(&[Some("Q4"), Some("yes"), Some("W+2.5"), None], &rows);
+        assert_eq!(wrong.len(), 1);
+        let text = r.to_json().unwrap();
+        // Read back through the type, every key is kept (compared as parsed: serde_json's
+        // float parsing may be one ulp off a float it wrote, the same for both).
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let back: Report = serde_json::from_str(&text).unwrap();
+        assert_eq!(serde_json::to_value(&back).unwrap(), v, "read back as written");
+        assert_eq!((back.rows, back.next_move.top1, back.judge.map(|j| j.n)), (4, r.next_move.top1, Some(2)));
+        assert_eq!(v["next-move"]["errors"]["row_flip"], 1);
+        assert_eq!(v["tactics"]["by_question"]["ladder"]["precision"]["count"], 1);
+        assert_eq!(v["judge"]["exact"]["count"], 1);
+        assert_eq!(v["unanswered_ids"], serde_json::json!(["g-4"]));
+        let j = r.judge.expect("judge rows: a judge report");
+        assert_eq!((j.n, j.parsed.count, j.winner.count, j.mean_abs_error), (2, 1, 1, Some(0.0)));
+        let s = summary(&r);
+        assert!(s.ends_with("\njudge      n 2: parsed 50.0% [9.5, 90.5], winner 50.0% [9.5, 90.5], exact 50.0% [9.5, 90.5], mean_abs_error 0.00"), "{s}");
+        let page = html::page(&r, &rows, &wrong);
+        assert!(page.contains("<h2 id=\"judge\">judge (n 2)</h2>"), "{page}");
+        assert!(page.contains("<tr><td>winner</td><td>50.0% <small>[9.5, 90.5] · 1/2</small></td></tr>"), "{page}");
+        // Without judge rows the report has no `judge` object, and neither has the page.
+        let (r, wrong) = report(&[Some("Q16")], &rows[..1]);
+        assert!(r.judge.is_none() && !r.to_json().unwrap().contains("judge"));
+        assert!(!summary(&r).contains("judge") && !html::page(&r, &rows[..1], &wrong).contains("judge"));
+    }
 }

@@ -5,20 +5,33 @@
 //!   row in the set's order (its `label` must be the set's answer);
 //! * ms-swift's inference result: the row's own fields (its `id`) and `response`; without
 //!   ids, one a row in the set's order (its `labels` must be the set's answer).
+//!
+//! A file without a line (empty, or blank lines only) is refused: it is not a model's answers.
 
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::refused::Refused;
 use super::set::Row;
+use crate::error::SetupError;
 
 /// Which shape the file has.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Shape {
     Ids,
     LlamaFactory,
     Swift,
+}
+
+impl Shape {
+    /// The report's name of the shape (its `shape`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Shape::Ids => "ids",
+            Shape::LlamaFactory => "llama-factory",
+            Shape::Swift => "swift",
+        }
+    }
 }
 
 /// The answers, one per set row (`None`: unanswered), and the file's shape.
@@ -38,13 +51,13 @@ fn text_of(v: &serde_json::Value) -> Option<String> {
 /// Reads `path` against the set's `rows`.
 pub fn read(path: &Path, rows: &[Row]) -> anyhow::Result<Predictions> {
     let text = std::fs::read_to_string(path)
-        .map_err(|e| Refused(format!("cannot read the predictions {}: {e}", path.display())))?;
+        .map_err(|e| SetupError(format!("cannot read the predictions {}: {e}", path.display())))?;
     let mut lines = Vec::new();
     for (k, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let v: serde_json::Value = serde_json::from_str(line)
-            .map_err(|e| Refused(format!("{} line {}: not a JSON object ({e})", path.display(), k + 1)))?;
+            .map_err(|e| SetupError(format!("{} line {}: not a JSON object ({e})", path.display(), k + 1)))?;
         if !v.is_object() {
-            return Err(Refused(format!("{} line {}: not a JSON object", path.display(), k + 1)).into());
+            return Err(SetupError(format!("{} line {}: not a JSON object", path.display(), k + 1)).into());
         }
         lines.push(v);
     }
@@ -57,9 +70,15 @@ pub fn read(path: &Path, rows: &[Row]) -> anyhow::Result<Predictions> {
             Shape::Ids
         }
     };
-    let shape = lines.first().map(shape_of).unwrap_or(Shape::Ids);
+    let Some(shape) = lines.first().map(shape_of) else {
+        return Err(SetupError(format!(
+            "{}: no predictions (the file is empty): an empty file is not a model's answers",
+            path.display()
+        ))
+        .into());
+    };
     if let Some(k) = lines.iter().position(|v| shape_of(v) != shape) {
-        return Err(Refused(format!(
+        return Err(SetupError(format!(
             "{}: line {} is not in the shape of the first ({shape:?}): one file, one shape",
             path.display(),
             k + 1
@@ -85,7 +104,7 @@ fn by_order(
     label: &str,
 ) -> anyhow::Result<Vec<Option<String>>> {
     if lines.len() != rows.len() {
-        return Err(Refused(format!(
+        return Err(SetupError(format!(
             "{} has {} predictions in the set's order, the set {} rows: the file is not this set's",
             path.display(),
             lines.len(),
@@ -97,7 +116,7 @@ fn by_order(
         .filter(|&k| lines[k][label].as_str().is_some_and(|l| l.trim() != rows[k].answer.trim()))
         .collect();
     if let Some(&first) = wrong.first() {
-        return Err(Refused(format!(
+        return Err(SetupError(format!(
             "{}: {} of {} labels differ from the set's answers (first at line {}: {:?}, the set's {:?}): the file is \
              not this set's, or not in its order",
             path.display(),
@@ -152,7 +171,7 @@ fn by_id(path: &Path, lines: &[serde_json::Value], rows: &[Row], key: &str) -> a
         if no_id > 0 {
             parts.push(format!("{no_id} lines without an id"));
         }
-        return Err(Refused(format!(
+        return Err(SetupError(format!(
             "{}: {} of {} lines; the set has {} rows: the file is not this set's",
             path.display(),
             parts.join(", "),

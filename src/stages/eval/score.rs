@@ -3,15 +3,17 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{json, Value};
-
 use super::errors::{classify_board, classify_move, ErrorClass};
 use super::parse::{parse_atari, parse_board, parse_lead, parse_move, parse_yes_no};
-use super::set::{EvalRow, Truth};
+use super::report::{
+    AskedReport, AtariReport, ByQuestion, ColourReport, Errors, JudgeReport, NextMoveReport, ScoreLoss, SliceReport,
+    TacticsReport, TranscribeReport, YesNoReport,
+};
+use super::set::{AnswerKey, EvalRow, Tactic, Truth};
 use super::stats::{Rate, Tally};
 use crate::coord::{Move, NN};
 use crate::engine::{Board, Color, Rules};
-use crate::stages::export::vlm::{Notation, Question, Task};
+use crate::stages::export::vlm::Notation;
 
 /// Is `m` legal for the side to move on the pictured board (empty, not suicide, not the
 /// ko retake)? Every suicide is illegal (KataGo's rulesets refuse single-stone suicide;
@@ -59,23 +61,15 @@ struct Slice {
     legal: Tally,
 }
 
-fn slices_json(m: &BTreeMap<String, Slice>, order: &[&str]) -> Value {
-    let mut keys: Vec<&String> = m.keys().collect();
-    keys.sort_by_key(|k| order.iter().position(|o| o == k).unwrap_or(order.len()));
-    let mut out = serde_json::Map::new();
-    for k in keys {
-        let s = m[k];
-        out.insert(k.clone(), json!({"n": s.top1.n, "top1": s.top1.rate(), "legal": s.legal.rate()}));
-    }
-    Value::Object(out)
+fn slices(m: &BTreeMap<String, Slice>) -> BTreeMap<String, SliceReport> {
+    m.iter()
+        .map(|(k, s)| (k.clone(), SliceReport { n: s.top1.n, top1: s.top1.rate(), legal: s.legal.rate() }))
+        .collect()
 }
 
-fn errors_json(e: &BTreeMap<&'static str, u64>) -> Value {
-    let mut out = serde_json::Map::new();
-    for c in ErrorClass::ALL {
-        out.insert(c.name().to_string(), json!(e.get(c.name()).copied().unwrap_or(0)));
-    }
-    Value::Object(out)
+/// Every class, with its count (0 for the classes not seen).
+fn errors(e: &BTreeMap<ErrorClass, u64>) -> Errors {
+    ErrorClass::ALL.iter().map(|c| (*c, e.get(c).copied().unwrap_or(0))).collect()
 }
 
 /// The next-move task's tallies.
@@ -90,7 +84,7 @@ struct NextMove {
     in_engine_list: Tally,
     loss_sum: f64,
     loss_n: u64,
-    errors: BTreeMap<&'static str, u64>,
+    errors: BTreeMap<ErrorClass, u64>,
     by_move: BTreeMap<String, Slice>,
     by_rank: BTreeMap<String, Slice>,
     by_tag: BTreeMap<String, Slice>,
@@ -106,7 +100,7 @@ impl NextMove {
         self.top1.add(top1);
         if let (Some(m), false) = (m, top1) {
             let class = classify_move(r.truth.mv, m);
-            *self.errors.entry(class.name()).or_default() += 1;
+            *self.errors.entry(class).or_default() += 1;
             wrong.push(Wrong {
                 row: k,
                 answer: answer.unwrap_or_default().to_string(),
@@ -142,29 +136,30 @@ impl NextMove {
         }
     }
 
-    fn json(&self) -> Value {
-        let moves: Vec<&str> = MOVE_BANDS.iter().map(|b| b.0).collect();
-        let ranks: Vec<&str> = RANK_BANDS.iter().map(|b| b.0).collect();
-        json!({
-            "n": self.answered.n,
-            "answered": self.answered.rate(),
-            "parsed": self.parsed.rate(),
-            "legal": self.legal.rate(),
-            "top1": self.top1.rate(),
-            "labelled": self.engine_top1.n,
-            "engine_top1": self.engine_top1.rate(),
-            "engine_top5": self.engine_top5.rate(),
-            "in_engine_list": self.in_engine_list.rate(),
-            "score_loss": {"n": self.loss_n, "mean": (self.loss_n > 0).then(|| self.loss_sum / self.loss_n as f64)},
-            "errors": errors_json(&self.errors),
-            "by_move_number": slices_json(&self.by_move, &moves),
-            "by_rank": slices_json(&self.by_rank, &ranks),
-            "by_tag": slices_json(&self.by_tag, &["none"]),
-        })
+    fn report(&self) -> NextMoveReport {
+        NextMoveReport {
+            n: self.answered.n,
+            answered: self.answered.rate(),
+            parsed: self.parsed.rate(),
+            legal: self.legal.rate(),
+            top1: self.top1.rate(),
+            labelled: self.engine_top1.n,
+            engine_top1: self.engine_top1.rate(),
+            engine_top5: self.engine_top5.rate(),
+            in_engine_list: self.in_engine_list.rate(),
+            score_loss: ScoreLoss {
+                n: self.loss_n,
+                mean: (self.loss_n > 0).then(|| self.loss_sum / self.loss_n as f64),
+            },
+            errors: errors(&self.errors),
+            by_move_number: slices(&self.by_move),
+            by_rank: slices(&self.by_rank),
+            by_tag: slices(&self.by_tag),
+        }
     }
 }
 
-/// Per-colour true positives, false positives and false negatives.
+/// True positives, false positives and false negatives (of a colour's points, of `yes`).
 #[derive(Clone, Copy, Debug, Default)]
 struct Counts {
     tp: u64,
@@ -173,12 +168,28 @@ struct Counts {
 }
 
 impl Counts {
-    fn json(self) -> Value {
-        let p = Rate::of(self.tp, self.tp + self.fp);
-        let r = Rate::of(self.tp, self.tp + self.fn_);
+    /// Counts one call: `said` against `truth`.
+    fn add(&mut self, said: bool, truth: bool) {
+        match (said, truth) {
+            (true, true) => self.tp += 1,
+            (true, false) => self.fp += 1,
+            (false, true) => self.fn_ += 1,
+            _ => {}
+        }
+    }
+
+    fn precision(self) -> Rate {
+        Rate::of(self.tp, self.tp + self.fp)
+    }
+
+    fn recall(self) -> Rate {
+        Rate::of(self.tp, self.tp + self.fn_)
+    }
+
+    fn report(self) -> ColourReport {
         let f1 = (2 * self.tp + self.fp + self.fn_ > 0)
             .then(|| 2.0 * self.tp as f64 / (2 * self.tp + self.fp + self.fn_) as f64);
-        json!({"precision": p, "recall": r, "f1": f1})
+        ColourReport { precision: self.precision(), recall: self.recall(), f1 }
     }
 }
 
@@ -190,7 +201,7 @@ struct Transcribe {
     exact: Tally,
     points: Tally,
     colour: [Counts; 2],
-    errors: BTreeMap<&'static str, u64>,
+    errors: BTreeMap<ErrorClass, u64>,
 }
 
 impl Transcribe {
@@ -206,17 +217,12 @@ impl Transcribe {
             self.points.add(b.is_some() && a[i] == t[i]);
             for (c, counts) in self.colour.iter_mut().enumerate() {
                 let v = c as u8 + 1;
-                match (b.is_some() && a[i] == v, t[i] == v) {
-                    (true, true) => counts.tp += 1,
-                    (true, false) => counts.fp += 1,
-                    (false, true) => counts.fn_ += 1,
-                    _ => {}
-                }
+                counts.add(b.is_some() && a[i] == v, t[i] == v);
             }
         }
         if let Some(b) = b.filter(|b| b != t) {
             let class = classify_board(t, &b);
-            *self.errors.entry(class.name()).or_default() += 1;
+            *self.errors.entry(class).or_default() += 1;
             wrong.push(Wrong {
                 row: k,
                 answer: answer.unwrap_or_default().to_string(),
@@ -227,17 +233,17 @@ impl Transcribe {
         }
     }
 
-    fn json(&self) -> Value {
-        json!({
-            "n": self.answered.n,
-            "answered": self.answered.rate(),
-            "parsed": self.parsed.rate(),
-            "exact": self.exact.rate(),
-            "point_accuracy": self.points.rate(),
-            "black": self.colour[0].json(),
-            "white": self.colour[1].json(),
-            "errors": errors_json(&self.errors),
-        })
+    fn report(&self) -> TranscribeReport {
+        TranscribeReport {
+            n: self.answered.n,
+            answered: self.answered.rate(),
+            parsed: self.parsed.rate(),
+            exact: self.exact.rate(),
+            point_accuracy: self.points.rate(),
+            black: self.colour[0].report(),
+            white: self.colour[1].report(),
+            errors: errors(&self.errors),
+        }
     }
 }
 
@@ -250,60 +256,57 @@ struct Asked {
     yes: Counts,
 }
 
+impl Asked {
+    fn report(&self) -> AskedReport {
+        AskedReport {
+            n: self.answered.n,
+            answered: self.answered.rate(),
+            parsed: self.parsed.rate(),
+            accuracy: self.right.rate(),
+        }
+    }
+}
+
 /// The tactics task's tallies.
 #[derive(Default)]
 struct Tactics {
     all: Asked,
-    by: [Asked; 3],
+    by: ByQuestion<Asked, Asked>,
 }
 
 impl Tactics {
-    fn add(&mut self, r: &EvalRow, answer: Option<&str>, n: Notation) {
-        let q = r.row.question.unwrap_or(Question::Atari);
-        let (parsed, right, said_yes, truth_yes) = match q {
-            Question::Atari => {
+    /// A row asking `key`'s question.
+    fn add(&mut self, key: &Tactic, answer: Option<&str>, n: Notation) {
+        let (parsed, right, said_yes, truth_yes) = match key {
+            Tactic::Atari(truth) => {
                 let a = answer.and_then(|a| parse_atari(a, n));
-                let right = a.is_some() && a == parse_atari(&r.row.answer, n);
-                (a.is_some(), right, false, false)
+                (a.is_some(), a.as_ref() == Some(truth), false, false)
             }
-            Question::Capture | Question::Ladder => {
+            Tactic::Capture(truth) | Tactic::Ladder(truth) => {
                 let a = answer.and_then(parse_yes_no);
-                (a.is_some(), a == parse_yes_no(&r.row.answer), a == Some(true), r.row.answer == "yes")
+                (a.is_some(), a == Some(*truth), a == Some(true), *truth)
             }
         };
-        for s in [&mut self.all, &mut self.by[q as usize]] {
+        for s in [&mut self.all, self.by.get_mut(key.question())] {
             s.answered.add(answer.is_some());
             s.parsed.add(parsed);
             s.right.add(right);
-            match (said_yes, truth_yes) {
-                (true, true) => s.yes.tp += 1,
-                (true, false) => s.yes.fp += 1,
-                (false, true) => s.yes.fn_ += 1,
-                _ => {}
-            }
+            s.yes.add(said_yes, truth_yes);
         }
     }
 
-    fn json(&self) -> Value {
-        let one = |a: &Asked, yes_no: bool| {
-            let mut v = json!({"n": a.answered.n, "answered": a.answered.rate(), "parsed": a.parsed.rate(),
-                               "accuracy": a.right.rate()});
-            if yes_no {
-                v["precision"] = json!(Rate::of(a.yes.tp, a.yes.tp + a.yes.fp));
-                v["recall"] = json!(Rate::of(a.yes.tp, a.yes.tp + a.yes.fn_));
-            } else {
-                v["exact"] = json!(a.right.rate());
-            }
-            v
-        };
-        let mut v = one(&self.all, false);
-        v.as_object_mut().expect("invariant: an object").remove("exact");
-        v["by_question"] = json!({
-            "atari": one(&self.by[0], false),
-            "capture": one(&self.by[1], true),
-            "ladder": one(&self.by[2], true),
-        });
-        v
+    fn report(&self) -> TacticsReport {
+        let yes_no =
+            |a: &Asked| YesNoReport { asked: a.report(), precision: a.yes.precision(), recall: a.yes.recall() };
+        let atari = &self.by.atari;
+        TacticsReport {
+            all: self.all.report(),
+            by_question: ByQuestion {
+                atari: AtariReport { asked: atari.report(), exact: atari.right.rate() },
+                capture: yes_no(&self.by.capture),
+                ladder: yes_no(&self.by.ladder),
+            },
+        }
     }
 }
 
@@ -318,8 +321,8 @@ struct Judge {
 }
 
 impl Judge {
-    fn add(&mut self, r: &EvalRow, a: Option<&str>) {
-        let truth = parse_lead(&r.row.answer).unwrap_or(0.0);
+    /// A row whose true lead for Black is `truth`.
+    fn add(&mut self, truth: f32, a: Option<&str>) {
         let got = a.and_then(parse_lead);
         self.parsed.add(got.is_some());
         let got_side = got.map(|g| g.partial_cmp(&0.0));
@@ -330,37 +333,50 @@ impl Judge {
         }
     }
 
-    fn json(&self) -> Value {
-        json!({
-            "n": self.parsed.n,
-            "parsed": self.parsed.rate(),
-            "winner": self.winner.rate(),
-            "exact": self.exact.rate(),
-            "mean_abs_error": (self.parsed.count > 0).then(|| self.abs_error / self.parsed.count as f64),
-        })
+    fn report(&self) -> JudgeReport {
+        JudgeReport {
+            n: self.parsed.n,
+            parsed: self.parsed.rate(),
+            winner: self.winner.rate(),
+            exact: self.exact.rate(),
+            mean_abs_error: (self.parsed.count > 0).then(|| self.abs_error / self.parsed.count as f64),
+        }
     }
 }
 
-/// Scores `answers` (one per row, in the set's order): the report's task objects and the
+/// The tallies of every task.
+#[derive(Default)]
+pub struct Tasks {
+    next_move: NextMove,
+    transcribe: Transcribe,
+    tactics: Tactics,
+    judge: Judge,
+}
+
+impl Tasks {
+    /// The next-move, transcription and tactics reports, and the judge's when the set has
+    /// judge rows.
+    pub fn reports(&self) -> (NextMoveReport, TranscribeReport, TacticsReport, Option<JudgeReport>) {
+        let judge = (self.judge.parsed.n > 0).then(|| self.judge.report());
+        (self.next_move.report(), self.transcribe.report(), self.tactics.report(), judge)
+    }
+}
+
+/// Scores `answers` (one per row, in the set's order): the tallies of every task and the
 /// wrong next-move and transcription answers.
-pub fn score(rows: &[EvalRow], answers: &[Option<String>], notation: Notation) -> (Value, Vec<Wrong>) {
-    let (mut nm, mut tr, mut ta) = (NextMove::default(), Transcribe::default(), Tactics::default());
-    let mut judge = Judge::default();
+pub fn score(rows: &[EvalRow], answers: &[Option<String>], notation: Notation) -> (Tasks, Vec<Wrong>) {
+    let mut t = Tasks::default();
     let mut wrong = Vec::new();
     for (k, (r, a)) in rows.iter().zip(answers).enumerate() {
         let a = a.as_deref();
-        match r.row.task {
-            Task::NextMove => nm.add(k, r, a, notation, &mut wrong),
-            Task::Transcribe => tr.add(k, r, a, &mut wrong),
-            Task::Tactics => ta.add(r, a, notation),
-            Task::Judge => judge.add(r, a),
+        match &r.key {
+            AnswerKey::NextMove => t.next_move.add(k, r, a, notation, &mut wrong),
+            AnswerKey::Transcribe => t.transcribe.add(k, r, a, &mut wrong),
+            AnswerKey::Tactics(key) => t.tactics.add(key, a, notation),
+            AnswerKey::Judge(truth) => t.judge.add(*truth, a),
         }
     }
-    let mut report = json!({"next-move": nm.json(), "transcribe": tr.json(), "tactics": ta.json()});
-    if judge.parsed.n > 0 {
-        report["judge"] = judge.json();
-    }
-    (report, wrong)
+    (t, wrong)
 }
 
 #[cfg(test)]

@@ -3,6 +3,9 @@
 //! to its sample in the output folder the set was drawn from (the pictured board, the
 //! move, the ko point, the ranks) and, when `OUT/labels` exists, to KataGo's reading.
 //! Everything is turned into the picture's frame ([`crate::coord::symmetry_index`]).
+//! Nothing missing becomes a default: an unknown `layout` or `answer` in `vlm.json`, a
+//! row with a missing or unreadable field, a tactics row without its question, a truth
+//! that does not parse ([`AnswerKey`]) are refused (exit 2), naming the file and the row.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -11,8 +14,9 @@ use anyhow::Context;
 use arrow_array::types::{Int16Type, UInt16Type, UInt8Type};
 use arrow_array::Array;
 
-use super::refused::Refused;
+use super::parse::{parse_atari, parse_lead, parse_yes_no};
 use crate::coord::{symmetry_index, Move, Point, NN};
+use crate::error::SetupError;
 use crate::stages::export::vlm::{Layout, Notation, Question, Task};
 use crate::tables::Cols;
 
@@ -27,6 +31,16 @@ pub struct SetInfo {
     pub out: PathBuf,
 }
 
+impl SetInfo {
+    /// The file (Qwen) or folder (Parquet) of the set's rows.
+    pub fn rows_path(&self) -> PathBuf {
+        match self.layout {
+            Layout::Parquet => self.dest.join(&self.split),
+            Layout::Qwen => self.dest.join(format!("{}.jsonl", self.split)),
+        }
+    }
+}
+
 /// One row of the set, as exported.
 #[derive(Clone, Debug)]
 pub struct Row {
@@ -39,6 +53,62 @@ pub struct Row {
     pub game_id: String,
     pub move_number: u16,
     pub tags: Vec<String>,
+}
+
+/// What a row asks, with the truth its own answer holds (the tactics and judge tasks);
+/// the next-move and transcription truth is the sample's ([`Truth`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum AnswerKey {
+    NextMove,
+    Transcribe,
+    Tactics(Tactic),
+    /// Black's score lead, in points.
+    Judge(f32),
+}
+
+/// A tactics question with its true answer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Tactic {
+    /// The chains in atari, as [`parse_atari`] reads them.
+    Atari(Vec<(u8, Vec<Point>)>),
+    /// Does the move capture.
+    Capture(bool),
+    /// Is the move a ladder chase.
+    Ladder(bool),
+}
+
+impl Tactic {
+    /// The question asked.
+    pub fn question(&self) -> Question {
+        match self {
+            Tactic::Atari(_) => Question::Atari,
+            Tactic::Capture(_) => Question::Capture,
+            Tactic::Ladder(_) => Question::Ladder,
+        }
+    }
+}
+
+impl AnswerKey {
+    /// `row`'s answer read as the truth of what it asks; the error says what is missing
+    /// or unreadable (a tactics row without a question, an answer that does not parse).
+    pub fn of(row: &Row, notation: Notation) -> Result<AnswerKey, String> {
+        let a = row.answer.as_str();
+        let bad = |what: &str| format!("the {} answer {a:?} is not {what}", row.task.name());
+        let yes_no = || parse_yes_no(a).ok_or_else(|| bad("yes or no"));
+        Ok(match (row.task, row.question) {
+            (Task::NextMove, _) => AnswerKey::NextMove,
+            (Task::Transcribe, _) => AnswerKey::Transcribe,
+            (Task::Tactics, None) => return Err("a tactics row without a question".to_string()),
+            (Task::Tactics, Some(Question::Atari)) => AnswerKey::Tactics(Tactic::Atari(
+                parse_atari(a, notation).ok_or_else(|| bad("`none` or chains in atari (`B D5 D4; W Q3`)"))?,
+            )),
+            (Task::Tactics, Some(Question::Capture)) => AnswerKey::Tactics(Tactic::Capture(yes_no()?)),
+            (Task::Tactics, Some(Question::Ladder)) => AnswerKey::Tactics(Tactic::Ladder(yes_no()?)),
+            (Task::Judge, _) => {
+                AnswerKey::Judge(parse_lead(a).ok_or_else(|| bad("a score lead (`B+3.5`, `W+2`, `even`)"))?)
+            }
+        })
+    }
 }
 
 /// A row's position, in the picture's frame.
@@ -65,15 +135,16 @@ pub struct Engine {
 #[derive(Clone, Debug)]
 pub struct EvalRow {
     pub row: Row,
+    pub key: AnswerKey,
     pub truth: Truth,
     pub engine: Option<Engine>,
 }
 
 fn refused(msg: String) -> anyhow::Error {
-    Refused(msg).into()
+    SetupError(msg).into()
 }
 
-/// Reads `DEST/vlm.json`.
+/// Reads `DEST/vlm.json`: an unknown or missing `layout` or `answer` (notation) is refused.
 pub fn info(dest: &Path) -> anyhow::Result<SetInfo> {
     let path = dest.join("vlm.json");
     let text = std::fs::read_to_string(&path)
@@ -86,29 +157,63 @@ pub fn info(dest: &Path) -> anyhow::Result<SetInfo> {
             dest.display()
         )));
     };
-    let layout = if v["layout"] == "qwen" { Layout::Qwen } else { Layout::Parquet };
-    let notation = if v["answer"] == "sgf" { Notation::Sgf } else { Notation::Gtp };
+    let option = |key: &str| {
+        v[key].as_str().ok_or_else(|| refused(format!("{}: no {key:?} (a string): not a kibo VLM set", path.display())))
+    };
+    let layout = option("layout")?.parse().map_err(|e| refused(format!("{}: layout {e}", path.display())))?;
+    let notation = option("answer")?.parse().map_err(|e| refused(format!("{}: answer {e}", path.display())))?;
     Ok(SetInfo { dest: dest.to_path_buf(), layout, notation, split: split.to_string(), out: PathBuf::from(out) })
 }
 
-fn question_of(s: Option<&str>) -> Option<Question> {
-    match s? {
-        "atari" => Some(Question::Atari),
-        "capture" => Some(Question::Capture),
-        "ladder" => Some(Question::Ladder),
-        _ => None,
+/// A row's fields as read, checked by [`Fields::row`].
+struct Fields<'a> {
+    id: &'a str,
+    task: &'a str,
+    question: Option<&'a str>,
+    answer: &'a str,
+    symmetry: u64,
+    game_id: &'a str,
+    move_number: u64,
+    tags: Vec<String>,
+}
+
+impl Fields<'_> {
+    /// The row: a known task and question (or none), a symmetry 0 to 7, a move number from 1.
+    fn row(self) -> Result<Row, String> {
+        let question = match self.question {
+            None => None,
+            Some("atari") => Some(Question::Atari),
+            Some("capture") => Some(Question::Capture),
+            Some("ladder") => Some(Question::Ladder),
+            Some(other) => return Err(format!("question {other:?}: expected atari, capture or ladder")),
+        };
+        let symmetry = u8::try_from(self.symmetry)
+            .ok()
+            .filter(|s| *s < 8)
+            .ok_or_else(|| format!("symmetry {}: expected 0 to 7", self.symmetry))?;
+        let move_number = u16::try_from(self.move_number)
+            .ok()
+            .filter(|m| *m >= 1)
+            .ok_or_else(|| format!("move_number {}: expected 1 to {}", self.move_number, u16::MAX))?;
+        Ok(Row {
+            id: self.id.to_string(),
+            task: self.task.parse().map_err(|e| format!("task {e}"))?,
+            question,
+            answer: self.answer.to_string(),
+            symmetry,
+            game_id: self.game_id.to_string(),
+            move_number,
+            tags: self.tags,
+        })
     }
 }
 
-fn task_of(s: &str, id: &str) -> anyhow::Result<Task> {
-    s.parse().map_err(|e| refused(format!("row {id}: task {e}")))
-}
-
-/// The set's rows in their order.
+/// The set's rows in their order; a row with a missing or unreadable field is refused,
+/// naming the file and the row.
 pub fn rows(info: &SetInfo) -> anyhow::Result<Vec<Row>> {
     match info.layout {
-        Layout::Parquet => parquet_rows(&info.dest.join(&info.split)),
-        Layout::Qwen => qwen_rows(&info.dest.join(format!("{}.jsonl", info.split))),
+        Layout::Parquet => parquet_rows(&info.rows_path()),
+        Layout::Qwen => qwen_rows(&info.rows_path()),
     }
 }
 
@@ -124,18 +229,32 @@ fn parquet_rows(dir: &Path) -> anyhow::Result<Vec<Row>> {
         let (sym, gid, mn) =
             (c.prim::<UInt8Type>("symmetry")?, c.str("game_id")?, c.prim::<UInt16Type>("move_number")?);
         let (tl, tn) = c.str_list("tags")?;
+        let required: [(&str, &dyn Array); 7] = [
+            ("id", id),
+            ("task", task),
+            ("answer", ans),
+            ("symmetry", sym),
+            ("game_id", gid),
+            ("move_number", mn),
+            ("tags", tl),
+        ];
         for i in 0..b.num_rows() {
+            let at = || format!("{}, row {} (id {:?})", dir.display(), v.len() + 1, id.value(i));
+            if let Some((name, _)) = required.iter().find(|(_, a)| a.is_null(i)) {
+                return Err(refused(format!("{}: no {name}", at())));
+            }
             let o = tl.value_offsets();
-            v.push(Row {
-                id: id.value(i).to_string(),
-                task: task_of(task.value(i), id.value(i))?,
-                question: question_of((!q.is_null(i)).then(|| q.value(i))),
-                answer: ans.value(i).to_string(),
-                symmetry: sym.value(i),
-                game_id: gid.value(i).to_string(),
-                move_number: mn.value(i),
+            let fields = Fields {
+                id: id.value(i),
+                task: task.value(i),
+                question: (!q.is_null(i)).then(|| q.value(i)),
+                answer: ans.value(i),
+                symmetry: u64::from(sym.value(i)),
+                game_id: gid.value(i),
+                move_number: u64::from(mn.value(i)),
                 tags: (o[i] as usize..o[i + 1] as usize).map(|j| tn.value(j).to_string()).collect(),
-            });
+            };
+            v.push(fields.row().map_err(|e| refused(format!("{}: {e}", at())))?);
         }
         Ok(())
     })
@@ -143,33 +262,44 @@ fn parquet_rows(dir: &Path) -> anyhow::Result<Vec<Row>> {
     Ok(v)
 }
 
+/// One line of a Qwen set: every field present and of its type (the answer: the last
+/// `gpt` turn's value).
+fn qwen_fields(j: &serde_json::Value) -> Result<Fields<'_>, String> {
+    let text = |key: &str| j[key].as_str().ok_or_else(|| format!("no {key} (a string)"));
+    let number = |key: &str| j[key].as_u64().ok_or_else(|| format!("no {key} (a number)"));
+    let answer = j["conversations"]
+        .as_array()
+        .and_then(|c| c.iter().rev().find(|t| t["from"] == "gpt"))
+        .and_then(|t| t["value"].as_str())
+        .ok_or("no answer (a `gpt` turn in conversations)")?;
+    let question = match &j["question"] {
+        serde_json::Value::Null => None,
+        q => Some(q.as_str().ok_or("question: not a string")?),
+    };
+    let tags = j["tags"]
+        .as_array()
+        .and_then(|a| a.iter().map(|t| t.as_str().map(str::to_string)).collect::<Option<Vec<_>>>())
+        .ok_or("no tags (a list of strings)")?;
+    Ok(Fields {
+        id: text("id")?,
+        task: text("task")?,
+        question,
+        answer,
+        symmetry: number("symmetry")?,
+        game_id: text("game_id")?,
+        move_number: number("move_number")?,
+        tags,
+    })
+}
+
 fn qwen_rows(path: &Path) -> anyhow::Result<Vec<Row>> {
     let text = std::fs::read_to_string(path).map_err(|e| refused(format!("{}: {e}", path.display())))?;
     let mut v = Vec::new();
     for (k, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let at = || format!("{} line {}", path.display(), k + 1);
         let j: serde_json::Value =
-            serde_json::from_str(line).with_context(|| format!("{} line {}", path.display(), k + 1))?;
-        let s = |key: &str| j[key].as_str().unwrap_or_default().to_string();
-        let id = s("id");
-        let answer = j["conversations"]
-            .as_array()
-            .and_then(|c| c.iter().rev().find(|t| t["from"] == "gpt"))
-            .and_then(|t| t["value"].as_str())
-            .unwrap_or_default()
-            .to_string();
-        v.push(Row {
-            task: task_of(&s("task"), &id)?,
-            question: question_of(j["question"].as_str()),
-            answer,
-            symmetry: j["symmetry"].as_u64().unwrap_or(0) as u8,
-            game_id: s("game_id"),
-            move_number: j["move_number"].as_u64().unwrap_or(0) as u16,
-            tags: j["tags"]
-                .as_array()
-                .map(|a| a.iter().filter_map(|t| t.as_str().map(str::to_string)).collect())
-                .unwrap_or_default(),
-            id,
-        });
+            serde_json::from_str(line).map_err(|e| refused(format!("{}: not JSON ({e})", at())))?;
+        v.push(qwen_fields(&j).and_then(Fields::row).map_err(|e| refused(format!("{}: {e}", at())))?);
     }
     Ok(v)
 }
@@ -198,12 +328,13 @@ pub fn load(dest: &Path) -> anyhow::Result<(SetInfo, Vec<EvalRow>)> {
         )));
     }
     let engines = read_labels(&info.out, &rows, &at)?;
-    let out = rows
-        .into_iter()
-        .zip(truths)
-        .zip(engines)
-        .map(|((row, truth), engine)| EvalRow { row, truth: truth.expect("invariant: checked"), engine })
-        .collect();
+    let mut out = Vec::with_capacity(rows.len());
+    for (k, ((row, truth), engine)) in rows.into_iter().zip(truths).zip(engines).enumerate() {
+        let key = AnswerKey::of(&row, info.notation)
+            .map_err(|e| refused(format!("{}, row {} (id {:?}): {e}", info.rows_path().display(), k + 1, row.id)))?;
+        let truth = truth.context("invariant: every row's truth was found")?;
+        out.push(EvalRow { row, key, truth, engine });
+    }
     Ok((info, out))
 }
 
@@ -265,4 +396,87 @@ fn read_labels(out: &Path, rows: &[Row], at: &HashMap<(String, u16), usize>) -> 
     })
     .with_context(|| format!("reading the labels in {}", dir.display()))?;
     Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(task: Task, question: Option<Question>, answer: &str) -> Row {
+        Row {
+            id: "g-1".to_string(),
+            task,
+            question,
+            answer: answer.to_string(),
+            symmetry: 0,
+            game_id: "g".to_string(),
+            move_number: 1,
+            tags: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_truth_that_does_not_parse_is_an_error_not_a_wrong_answer() {
+        let key = |task, q, a: &str| AnswerKey::of(&row(task, q, a), Notation::Gtp);
+        assert_eq!(key(Task::Judge, None, "W+2.5"), Ok(AnswerKey::Judge(-2.5)));
+        assert_eq!(key(Task::Judge, None, "even"), Ok(AnswerKey::Judge(0.0)));
+        assert!(key(Task::Judge, None, "B+lots").unwrap_err().contains("\"B+lots\" is not a score lead"));
+        assert!(key(Task::Judge, None, "").is_err(), "a missing lead is not `even`");
+        assert_eq!(key(Task::Tactics, Some(Question::Capture), "yes"), Ok(AnswerKey::Tactics(Tactic::Capture(true))));
+        assert_eq!(key(Task::Tactics, Some(Question::Ladder), "no"), Ok(AnswerKey::Tactics(Tactic::Ladder(false))));
+        assert!(key(Task::Tactics, Some(Question::Ladder), "maybe").unwrap_err().contains("yes or no"));
+        assert_eq!(key(Task::Tactics, Some(Question::Atari), "none"), Ok(AnswerKey::Tactics(Tactic::Atari(vec![]))));
+        assert!(key(Task::Tactics, Some(Question::Atari), "B Z9").is_err());
+        assert_eq!(key(Task::Tactics, None, "none").unwrap_err(), "a tactics row without a question");
+        assert_eq!(key(Task::NextMove, None, "Q16"), Ok(AnswerKey::NextMove));
+        for (t, q) in [(Question::Atari, "none"), (Question::Capture, "yes"), (Question::Ladder, "no")] {
+            let Ok(AnswerKey::Tactics(k)) = key(Task::Tactics, Some(t), q) else { panic!("{t:?}") };
+            assert_eq!(k.question(), t);
+        }
+    }
+
+    #[test]
+    fn a_missing_or_out_of_range_field_is_an_error_not_a_zero() {
+        let fields = |question, symmetry, move_number| Fields {
+            id: "g-3",
+            task: "tactics",
+            question,
+            answer: "yes",
+            symmetry,
+            game_id: "g",
+            move_number,
+            tags: Vec::new(),
+        };
+        let r = fields(Some("ladder"), 7, 3).row().unwrap();
+        assert_eq!((r.question, r.symmetry, r.move_number), (Some(Question::Ladder), 7, 3));
+        assert!(fields(Some("seki"), 0, 3).row().unwrap_err().contains("question \"seki\""));
+        assert!(fields(None, 8, 3).row().unwrap_err().contains("symmetry 8"));
+        assert!(fields(None, 256, 3).row().unwrap_err().contains("symmetry 256"), "not wrapped to 0");
+        assert!(fields(None, 0, 0).row().unwrap_err().contains("move_number 0"));
+        assert!(fields(None, 0, 65_537).row().unwrap_err().contains("move_number 65537"), "not wrapped to 1");
+        let j = serde_json::json!({"id": "g-3", "task": "next-move", "game_id": "g", "move_number": 3, "tags": [],
+                                   "conversations": [{"from": "human", "value": "?"}, {"from": "gpt", "value": "Q16"}]});
+        assert_eq!(qwen_fields(&j).err(), Some("no symmetry (a number)".to_string()));
+        let mut k = j.clone();
+        k["symmetry"] = 2.into();
+        assert_eq!(qwen_fields(&k).and_then(Fields::row).map(|r| r.symmetry), Ok(2));
+        k["conversations"] = serde_json::json!([]);
+        assert!(qwen_fields(&k).err().unwrap().starts_with("no answer"));
+    }
+
+    #[test]
+    fn an_unknown_layout_or_notation_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |layout: &str, answer: &str| {
+            let v = serde_json::json!({"split": "test", "out": "OUT", "layout": layout, "answer": answer});
+            std::fs::write(dir.path().join("vlm.json"), v.to_string()).unwrap();
+            info(dir.path())
+        };
+        let i = write("qwen", "sgf").unwrap();
+        assert_eq!((i.layout, i.notation), (Layout::Qwen, Notation::Sgf));
+        for (layout, answer, word) in [("qwen2", "gtp", "layout \"qwen2\""), ("parquet", "SGF", "answer \"SGF\"")] {
+            let e = write(layout, answer).unwrap_err();
+            assert!(crate::error::is_setup(&e) && e.to_string().contains(word), "{e}");
+        }
+    }
 }

@@ -1,12 +1,12 @@
 //! Rates with their 95% Wilson score intervals (docs/eval.md, "Rates").
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// z for a two-sided 95% interval.
 pub const Z95: f64 = 1.959_963_984_540_054;
 
 /// A rate: `count` of `n`, its value and its 95% Wilson interval (`null` values when `n` is 0).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Rate {
     pub count: u64,
     pub n: u64,
@@ -23,6 +23,12 @@ impl Rate {
             None => (None, None),
         };
         Rate { count, n, rate: (n > 0).then(|| count as f64 / n as f64), low, high }
+    }
+
+    /// The rate and its interval in percent, `(rate, low, high)`; `None` when `n` is 0.
+    pub fn percent(&self) -> Option<(f64, f64, f64)> {
+        let r = self.rate?;
+        Some((100.0 * r, 100.0 * self.low.unwrap_or(0.0), 100.0 * self.high.unwrap_or(0.0)))
     }
 }
 
