@@ -428,7 +428,7 @@ def rewrite_labels(folder, change, version=None):
         if version is not None:
             meta[b"kibo.labels_version"] = version
         t = change(t)
-        pq.write_table(t.replace_schema_metadata(meta), f)
+        pq.write_table(t.replace_schema_metadata(meta), f, compression="zstd")
 
 
 def test_a_labels_table_of_another_version_is_refused_by_every_reader_naming_the_file(kibo, small, tmp_path):
