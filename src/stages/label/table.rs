@@ -36,7 +36,8 @@ pub const ENGINE_KEY: &str = "kibo.labels_engine";
 /// Ownership is stored as `round(ownership × OWNERSHIP_SCALE)` in an i8.
 pub const OWNERSHIP_SCALE: f32 = 100.0;
 
-/// A column of the labels table, in the table's order.
+/// A column of the labels table, in the table's order (docs/schema.md, "`labels`", says
+/// what each holds).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Col {
     GameId,
@@ -407,10 +408,12 @@ impl<'a> View<'a> {
         format!("{} row {}", self.file.display(), self.first + i)
     }
 
+    /// The row's game.
     pub fn game_id(&self, i: usize) -> &'a str {
         asked(self.game_id, Col::GameId).value(i)
     }
 
+    /// The row's move number.
     pub fn move_number(&self, i: usize) -> u16 {
         asked(self.move_number, Col::MoveNumber).value(i)
     }
