@@ -59,17 +59,18 @@ pub struct TopMove {
     pub score_lead_black: Option<f32>,
 }
 
-/// KataGo's reading of one position.
+/// KataGo's reading of one position. A root value the answer leaves out is `None`
+/// (never a stand-in number).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Reading {
     /// The root's winrate for Black.
-    pub winrate_black: f32,
+    pub winrate_black: Option<f32>,
     /// The root's score lead for Black.
-    pub score_lead_black: f32,
+    pub score_lead_black: Option<f32>,
     /// The root's score standard deviation.
-    pub score_stdev: f32,
+    pub score_stdev: Option<f32>,
     /// The root's visits.
-    pub visits: u32,
+    pub visits: Option<u32>,
     /// The best moves in KataGo's order (with more than one visit: the search's
     /// `moveInfos`; at one visit: the raw policy, best legal point first).
     pub top: Vec<TopMove>,
@@ -124,13 +125,20 @@ fn f32_of(v: &Value, key: &str) -> Option<f32> {
     v.get(key).and_then(Value::as_f64).map(|x| x as f32)
 }
 
-/// The floats of `v[key]`, which must number `n`.
+/// The floats of `v[key]`, which must number `n`, every one a number (a value that is
+/// not is an error naming `name`, the game and move, and the value's place).
 fn floats(v: &Value, key: &str, n: usize, name: &str) -> anyhow::Result<Vec<f32>> {
     let Some(a) = v.get(key).and_then(Value::as_array) else { bail!("KataGo's answer for {name} has no {key}") };
     if a.len() != n {
         bail!("KataGo's {key} for {name} has {} values, not {n}", a.len());
     }
-    Ok(a.iter().map(|x| x.as_f64().unwrap_or(0.0) as f32).collect())
+    a.iter()
+        .enumerate()
+        .map(|(k, x)| match x.as_f64() {
+            Some(f) => Ok(f as f32),
+            None => bail!("KataGo's {key} for {name} has {x} at {k}, not a number"),
+        })
+        .collect()
 }
 
 /// The best `n` legal moves of a raw policy (-1 marks illegal points), best first, ties
@@ -166,10 +174,13 @@ fn reading(v: &Value, ask: &Ask, name: &str) -> anyhow::Result<Reading> {
         for m in infos.into_iter().take(ask.top) {
             let text = m.get("move").and_then(Value::as_str).unwrap_or("");
             let Some(mv) = gtp_move(text) else { bail!("KataGo named the move {text:?} for {name}") };
+            let (Some(prior), Some(visits)) = (f32_of(m, "prior"), m.get("visits").and_then(Value::as_u64)) else {
+                bail!("KataGo's move {text} for {name} has no prior or visits")
+            };
             top.push(TopMove {
                 mv,
-                prior: f32_of(m, "prior").unwrap_or(0.0),
-                visits: m.get("visits").and_then(Value::as_u64).unwrap_or(0) as u32,
+                prior,
+                visits: visits as u32,
                 winrate_black: f32_of(m, "winrate"),
                 score_lead_black: f32_of(m, "scoreLead"),
             });
@@ -177,10 +188,10 @@ fn reading(v: &Value, ask: &Ask, name: &str) -> anyhow::Result<Reading> {
         top
     };
     Ok(Reading {
-        winrate_black: f32_of(root, "winrate").unwrap_or(f32::NAN),
-        score_lead_black: f32_of(root, "scoreLead").unwrap_or(f32::NAN),
-        score_stdev: f32_of(root, "scoreStdev").unwrap_or(f32::NAN),
-        visits: root.get("visits").and_then(Value::as_u64).unwrap_or(0) as u32,
+        winrate_black: f32_of(root, "winrate"),
+        score_lead_black: f32_of(root, "scoreLead"),
+        score_stdev: f32_of(root, "scoreStdev"),
+        visits: root.get("visits").and_then(Value::as_u64).map(|n| n as u32),
         top,
         policy,
         ownership,
@@ -328,6 +339,35 @@ mod tests {
         assert_eq!(idx, vec![72, 60, 300]);
         assert_eq!(policy_top(&p, 8).len(), 4);
         assert_eq!(policy_top(&p, 8)[3].mv, Move::Pass);
+    }
+
+    /// An answer line of one visit with `root` as its rootInfo and `policy` as its policy.
+    fn answer(root: Value, policy: Vec<Value>) -> Value {
+        json!({"id": "0", "turnNumber": 3, "rootInfo": root, "policy": policy, "moveInfos": []})
+    }
+
+    #[test]
+    fn a_root_value_left_out_is_none_not_a_number() {
+        let ask = Ask { visits: 1, ownership: false, top: 8 };
+        let policy = vec![json!(0.5); NN + 1];
+        let full = json!({"winrate": 0.25, "scoreLead": -1.5, "scoreStdev": 9.0, "visits": 1});
+        let r = reading(&answer(full, policy.clone()), &ask, "g (move 4)").unwrap();
+        assert_eq!(
+            (r.winrate_black, r.score_lead_black, r.score_stdev, r.visits),
+            (Some(0.25), Some(-1.5), Some(9.0), Some(1))
+        );
+        let r = reading(&answer(json!({"winrate": 0.25}), policy), &ask, "g (move 4)").unwrap();
+        assert_eq!((r.winrate_black, r.score_lead_black, r.score_stdev, r.visits), (Some(0.25), None, None, None));
+    }
+
+    #[test]
+    fn a_policy_value_that_is_not_a_number_is_an_error_naming_the_game_and_move() {
+        let ask = Ask { visits: 1, ownership: false, top: 8 };
+        let mut policy = vec![json!(0.5); NN + 1];
+        policy[40] = json!("x");
+        let e = reading(&answer(json!({"winrate": 0.5}), policy), &ask, "a.sgf (game 0, move 4)").unwrap_err();
+        let text = format!("{e:#}");
+        assert!(text.contains("a.sgf (game 0, move 4)") && text.contains("at 40"), "{text}");
     }
 
     #[test]

@@ -14,6 +14,7 @@ compete for the same places.
 use std::collections::BinaryHeap;
 use std::path::{Path, PathBuf};
 
+use anyhow::Context;
 use arrow_array::types::UInt16Type;
 
 use crate::features::sample_shards;
@@ -87,33 +88,28 @@ pub fn choose(out: &Path, d: &Draw<'_>) -> anyhow::Result<(Kept, u64)> {
     if !d.tags.is_empty() {
         cols.push("tags");
     }
-    for (k, (_, shard)) in shards(out, d.splits)?.iter().enumerate() {
-        let mut row = 0u32;
-        crate::storage::read_parquet_columns(shard, true, Some(&cols), |b| {
-            let c = Cols::new(&b, "samples");
-            let (id, mn) = (c.str("game_id")?, c.prim::<UInt16Type>("move_number")?);
-            for i in 0..b.num_rows() {
-                let r = row + i as u32;
-                if !has_tag(&c, i, d.tags)? {
-                    continue;
-                }
-                seen += 1;
-                if d.limit == 0 {
-                    continue;
-                }
-                let key = row_key(d.seed, id.value(i), mn.value(i));
-                let score = u64::from_be_bytes(key[..8].try_into().expect("invariant: 8 bytes"));
-                if (heap.len() as u64) < d.limit {
-                    heap.push((score, k as u32, r));
-                } else if heap.peek().is_some_and(|top| (score, k as u32, r) < *top) {
-                    heap.pop();
-                    heap.push((score, k as u32, r));
-                }
+    each_batch(out, d.splits, &cols, |k, _, row, c, n| {
+        let (id, mn) = (c.str("game_id")?, c.prim::<UInt16Type>("move_number")?);
+        for i in 0..n {
+            let r = row + i as u32;
+            if !has_tag(c, i, d.tags)? {
+                continue;
             }
-            row += b.num_rows() as u32;
-            Ok(())
-        })?;
-    }
+            seen += 1;
+            if d.limit == 0 {
+                continue;
+            }
+            let key = row_key(d.seed, id.value(i), mn.value(i));
+            let score = u64::from_be_bytes(key[..8].try_into().expect("invariant: 8 bytes"));
+            if (heap.len() as u64) < d.limit {
+                heap.push((score, k, r));
+            } else if heap.peek().is_some_and(|top| (score, k, r) < *top) {
+                heap.pop();
+                heap.push((score, k, r));
+            }
+        }
+        Ok(())
+    })?;
     if d.limit == 0 {
         return Ok((None, seen));
     }
@@ -122,9 +118,62 @@ pub fn choose(out: &Path, d: &Draw<'_>) -> anyhow::Result<(Kept, u64)> {
     Ok((Some(kept), seen))
 }
 
+/// Reads `cols` of every sample shard of `splits` in order ([`shards`]), calling
+/// `f(shard, split, first_row, batch, rows)` per batch (`first_row`: the batch's first
+/// row's number in its shard; `rows`: the batch's rows).
+fn each_batch(
+    out: &Path,
+    splits: &[&str],
+    cols: &[&str],
+    mut f: impl FnMut(u32, usize, u32, &Cols<'_>, usize) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    for (k, (split, shard)) in shards(out, splits)?.iter().enumerate() {
+        let mut row = 0u32;
+        crate::storage::read_parquet_columns(shard, true, Some(cols), |b| {
+            f(k as u32, *split, row, &Cols::new(&b, "samples"), b.num_rows())?;
+            row += b.num_rows() as u32;
+            Ok(())
+        })
+        .with_context(|| format!("reading {}", shard.display()))?;
+    }
+    Ok(())
+}
+
+/// The one consumer of a draw: calls `f(split, batch, rows)` with the rows of each batch
+/// of the samples that `kept` (from [`choose`] with the same draw `d`) holds, in shard
+/// then row order (`split`: the index in `d.splits`; `rows`: the batch's kept rows,
+/// ascending; a batch without one is skipped). Only `cols` are read, with `tags` added
+/// when the tags decide (every row drawn).
+pub fn for_each_kept(
+    out: &Path,
+    d: &Draw<'_>,
+    kept: &Kept,
+    cols: &[&str],
+    mut f: impl FnMut(usize, &Cols<'_>, &[usize]) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let mut cols = cols.to_vec();
+    if kept.is_none() && !d.tags.is_empty() && !cols.contains(&"tags") {
+        cols.push("tags");
+    }
+    let mut filter = KeptFilter::new(kept, d.tags);
+    let mut rows: Vec<usize> = Vec::new();
+    each_batch(out, d.splits, &cols, |k, split, row, c, n| {
+        rows.clear();
+        for i in 0..n {
+            if filter.wanted(k, row + i as u32, c, i)? {
+                rows.push(i);
+            }
+        }
+        if rows.is_empty() {
+            return Ok(());
+        }
+        f(split, c, &rows)
+    })
+}
+
 /// Walks the rows of the drawn shards in order and says, row by row, whether the draw
 /// kept it: `wanted(shard, row, cols, i)` for a batch's row `i`.
-pub struct KeptFilter<'a> {
+struct KeptFilter<'a> {
     kept: &'a Kept,
     tags: &'a [String],
     next: usize,
@@ -132,12 +181,12 @@ pub struct KeptFilter<'a> {
 
 impl<'a> KeptFilter<'a> {
     /// A filter over `kept` (rows in shard, row order) with the draw's tags.
-    pub fn new(kept: &'a Kept, tags: &'a [String]) -> KeptFilter<'a> {
+    fn new(kept: &'a Kept, tags: &'a [String]) -> KeptFilter<'a> {
         KeptFilter { kept, tags, next: 0 }
     }
 
     /// Whether row `r` of shard `k` (row `i` of the batch `c`) was kept; call in order.
-    pub fn wanted(&mut self, k: u32, r: u32, c: &Cols<'_>, i: usize) -> anyhow::Result<bool> {
+    fn wanted(&mut self, k: u32, r: u32, c: &Cols<'_>, i: usize) -> anyhow::Result<bool> {
         match self.kept {
             Some(v) => {
                 let hit = v.get(self.next) == Some(&(k, r));

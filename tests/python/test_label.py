@@ -12,6 +12,7 @@ import subprocess
 import time
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -111,6 +112,7 @@ def test_a_labelled_row_equals_katagos_own_answer_to_the_same_query(small, tiny_
         assert r["winrate_black"] == f32(v["rootInfo"]["winrate"]), r
         assert r["score_lead_black"] == f32(v["rootInfo"]["scoreLead"]), r
         assert r["visits"] == v["rootInfo"]["visits"] == 1
+        assert r["status"] == "ok" and r["score_stdev"] == f32(v["rootInfo"]["scoreStdev"]), r
         assert r["policy"] == [f32(x) for x in policy]
         # Ownership from Black's side, x 100 rounded half away from zero, as i8.
         own = np.clip(np.array(v["ownership"], dtype=np.float32), -1, 1) * np.float32(100)
@@ -146,7 +148,7 @@ def test_every_engine_move_is_an_empty_legal_point_of_the_samples_board(small):
 def test_the_manifest_records_the_engine_and_the_draw(small, tiny_katago):
     m = json.loads((small / "manifest.json").read_text())
     lab = m["labels"]
-    assert lab["version"] == "1" and lab["rows"] == 15
+    assert lab["version"] == "2" and lab["rows"] == 15
     assert lab["engine"]["model"] == tiny_katago[1].name and len(lab["engine"]["model_blake3"]) == 64
     assert lab["engine"]["visits"] == 1 and {"nnRandomize=false", "wideRootNoise=0"} <= set(lab["engine"]["overrides"])
     assert lab["draw"]["splits"] == ["train", "val", "test"] and lab["draw"]["limit"] == 0
@@ -154,7 +156,9 @@ def test_the_manifest_records_the_engine_and_the_draw(small, tiny_katago):
     rep = json.loads((small / "report.json").read_text())["label"]
     assert rep["rows"] == 15 and rep["read"] == 15 and rep["reused"] == 0
     meta = pq.read_metadata(next((small / "labels").glob("*.parquet"))).metadata
-    assert meta[b"kibo.labels_version"] == b"1" and meta[b"kibo.table"] == b"labels"
+    assert meta[b"kibo.labels_version"] == b"2" and meta[b"kibo.table"] == b"labels"
+    kibo_torch = pytest.importorskip("kibo.torch")
+    assert meta[b"kibo.labels_version"] == kibo_torch.LABELS_VERSION.encode(), "the loader reads what kibo writes"
     assert "labels" in (small / "README.md").read_text()
 
 
@@ -410,3 +414,66 @@ def test_the_torch_loader_yields_the_label_columns_under_the_batch_symmetry(smal
     assert seen == len(labels)
     with pytest.raises(ValueError, match="kibo label"):
         kibo_torch.ShardDataset(small.parent / "in", labels=True)
+
+
+# ---------------------------------------------------------------- the one reader, nulls
+
+def rewrite_labels(folder, change, version=None):
+    """Rewrites every labels file of `folder` with `change(table)`, its metadata kept
+    (the labels version replaced by `version` when given)."""
+    for f in sorted((folder / "labels").glob("*.parquet")):
+        t = pq.read_table(f)
+        meta = dict(pq.read_metadata(f).metadata)
+        meta.pop(b"ARROW:schema", None)
+        if version is not None:
+            meta[b"kibo.labels_version"] = version
+        t = change(t)
+        pq.write_table(t.replace_schema_metadata(meta), f, compression="zstd")
+
+
+def test_a_labels_table_of_another_version_is_refused_by_every_reader_naming_the_file(kibo, small, tmp_path):
+    old = tmp_path / "old"
+    shutil.copytree(small, old)
+    rewrite_labels(old, lambda t: t, version=b"1")
+    for args in (["export", "vlm", "--answer", "engine"], ["export", "katago", "--policy", "engine"]):
+        r = run(kibo, *args, "--out", str(old), "--to", str(tmp_path / "no"), "-q")
+        assert r.returncode == 2, (args, r.stderr)
+        assert "part-00000.parquet" in r.stderr and "version 1" in r.stderr and "version 2" in r.stderr, r.stderr
+        assert not (tmp_path / "no").exists()
+    kibo_torch = pytest.importorskip("kibo.torch")
+    with pytest.raises(ValueError, match="part-00000.parquet: labels table version 1; this loader reads version 2"):
+        kibo_torch.ShardDataset(old, split="train", labels=True)
+
+
+def test_a_row_without_a_score_lead_stops_the_judge_task_and_is_nan_in_the_loader(kibo, small, tmp_path):
+    gap = tmp_path / "gap"
+    shutil.copytree(small, gap)
+    first = pq.read_table(small / "labels").slice(0, 1).to_pylist()[0]
+
+    def drop_lead(t):
+        hit = [(g, m) == (first["game_id"], first["move_number"])
+               for g, m in zip(t.column("game_id").to_pylist(), t.column("move_number").to_pylist())]
+        lead = [None if h else x for h, x in zip(hit, t.column("score_lead_black").to_pylist())]
+        status = ["missing:score_lead_black" if h else x for h, x in zip(hit, t.column("status").to_pylist())]
+        i, j = t.schema.get_field_index("score_lead_black"), t.schema.get_field_index("status")
+        t = t.set_column(i, t.schema.field(i), pa.array(lead, pa.float32()))
+        return t.set_column(j, t.schema.field(j), pa.array(status, pa.string()))
+
+    rewrite_labels(gap, drop_lead)
+    r = run(kibo, "export", "vlm", "--out", str(gap), "--to", str(tmp_path / "no"), "--limit", "0",
+            "--mix", "judge=1", "-q")
+    assert r.returncode == 2, r.stderr
+    assert f"{first['game_id']} move {first['move_number']}" in r.stderr and "score lead" in r.stderr, r.stderr
+    assert not any((tmp_path / "no").iterdir()), "DEST as it was"
+    # The next-move task needs KataGo's move only: the same labels serve it.
+    r = run(kibo, "export", "vlm", "--out", str(gap), "--to", str(tmp_path / "ok"), "--limit", "0",
+            "--answer", "engine", "-q")
+    assert r.returncode == 0, r.stderr
+    kibo_torch = pytest.importorskip("kibo.torch")
+    seen = False
+    for b in kibo_torch.ShardDataset(gap, split=first["split"], labels=True, batch_size=64, shuffle_buffer=64):
+        for k, (gid, mn) in enumerate(zip(b["game_id"], b["move_number"].tolist())):
+            if (gid, mn) == (first["game_id"], first["move_number"]):
+                assert np.isnan(b["score_lead_black"][k]) and not np.isnan(b["winrate_black"][k])
+                seen = True
+    assert seen

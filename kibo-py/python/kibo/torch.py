@@ -24,8 +24,10 @@ side to move won, −1 lost), `weight` [B] (1 when the game has a winner, else 0
 With `labels=True` (or `policy="engine"`), only the rows of OUT/labels/ (`kibo label`,
 docs/labels.md) are read, and each batch also has KataGo's reading of them:
 `engine_move` int64 [B] (point index under the batch's symmetry, 361 = pass),
-`winrate_black` and `score_lead_black` float32 [B]. `policy="engine"` needs labels
-written with `kibo label --policy`.
+`winrate_black` and `score_lead_black` float32 [B] (NaN where KataGo gave none: the
+labels' null, `status` not `ok`). `policy="engine"` needs labels written with
+`kibo label --policy`. A labels file of another version than `LABELS_VERSION` is refused
+(ValueError naming the file and both versions).
 """
 import glob
 import mmap
@@ -34,6 +36,7 @@ import os
 import weakref
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 import torch.utils.data
 
@@ -223,6 +226,20 @@ class ShardDataset(torch.utils.data.IterableDataset):
         yield from self._shuffled(self.units[wid::n], rng, sym_rng, _Pool(shared=info is not None and _MEMFD))
 
 
+#: The labels table's version this loader reads: kibo's `label::table::LABELS_VERSION`
+#: (tests/python/test_label.py checks that `kibo label` writes it).
+LABELS_VERSION = "2"
+
+
+def _check_labels_version(path):
+    """Refuses a labels file of another version than `LABELS_VERSION`, naming both."""
+    found = (pq.read_metadata(path).metadata or {}).get(b"kibo.labels_version")
+    if found != LABELS_VERSION.encode():
+        found = "none" if found is None else found.decode()
+        raise ValueError(f"{path}: labels table version {found}; this loader reads version {LABELS_VERSION} "
+                         "(rerun `kibo label`)")
+
+
 class _Labels:
     """OUT/labels/ in memory: the rows of KataGo's reading, found by (game_id, move_number)."""
 
@@ -230,6 +247,8 @@ class _Labels:
         files = sorted(glob.glob(os.path.join(str(out), "labels", "*.parquet")))
         if not files:
             raise ValueError(f"{out} has no labels: run `kibo label --out {out}` first")
+        for f in files:
+            _check_labels_version(f)
         cols = ["game_id", "move_number", "engine_move_index", "winrate_black", "score_lead_black"]
         if policy:
             if "policy" not in pq.read_schema(files[0]).names:
@@ -239,8 +258,10 @@ class _Labels:
         self.index = {k: i for i, k in enumerate(zip(t.column("game_id").to_pylist(),
                                                      t.column("move_number").to_pylist()))}
         self.move = t.column("engine_move_index").to_numpy().astype(np.int64)
-        self.winrate = t.column("winrate_black").to_numpy()
-        self.lead = t.column("score_lead_black").to_numpy()
+        # A root value KataGo gave none of is null in the table: NaN here, explicitly.
+        nan = pa.scalar(np.nan, pa.float32())
+        self.winrate = t.column("winrate_black").fill_null(nan).to_numpy()
+        self.lead = t.column("score_lead_black").fill_null(nan).to_numpy()
         self.policy = None
         if policy:
             p = np.stack(t.column("policy").to_numpy(zero_copy_only=False)).astype(np.float32)

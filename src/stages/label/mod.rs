@@ -13,11 +13,11 @@ the table `DIR/labels/` (docs/labels.md; columns in docs/schema.md, "`labels`").
    sent as its stones alone (`sent = "board"`).
 3. **Commit and resume.** Each finished chunk is written at once, atomically, into the
    chunk store `DIR/.tmp-label-chunks/` under a name made of its number and a digest of
-   its rows and of the engine's fingerprint (binary, net, config, visits, overrides,
-   columns asked for). A rerun finds the chunks already written and skips them (after
-   kill -9, it goes on where the last committed chunk ended), and takes every row it
-   can from the existing labels and the chunk store (a larger `--limit` labels only the
-   new rows); a reused row is the same value the engine gives again (`nnRandomize =
+   its rows and of the engine's [`Fingerprint`] (every setting that changes a row). A
+   rerun finds the chunks already written and skips them (after kill -9, it goes on
+   where the last committed chunk ended), and takes every row it can from the existing
+   labels and the chunk store whose fingerprint is the same (a larger `--limit` labels
+   only the new rows); a reused row is the same value the engine gives again (`nnRandomize =
    false`, `wideRootNoise = 0`, one search thread a position), so the files are the same as an uninterrupted
    run's. At the end the chunks become `DIR/labels/part-NNNNN.parquet` (the folder
    swapped in whole), then `manifest.json`, `report.json` and the dataset card follow.
@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use arrow_array::types::{UInt16Type, UInt8Type};
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::analysis::label::{Answer, Ask, Engines, GameQuery};
 use crate::analysis::{Katago, KatagoSettings};
@@ -38,9 +38,9 @@ use crate::coord::{Move, Point, NN};
 use crate::engine::Color;
 use crate::features::katago::KataRules;
 use crate::game::GameRow;
-use crate::stages::draw::{self, Draw, KeptFilter};
-use crate::tables::{games_from_batch, Cols};
-use table::{Label, Sent};
+use crate::stages::draw::{self, Draw};
+use crate::tables::games_from_batch;
+use table::{Col, Label, Sent};
 
 /// Moves kept in `engine_top`.
 pub const TOP: usize = 8;
@@ -101,25 +101,63 @@ pub struct LabelReport {
     pub engine_seconds: f64,
 }
 
-/// The engine's fingerprint: what must match for a stored row to be reused, and what the
-/// manifest records.
-pub fn fingerprint(opt: &LabelOptions) -> anyhow::Result<Value> {
-    let k = &opt.katago;
-    let hash = |p: &Path| crate::storage::file_blake3(p).with_context(|| format!("reading {}", p.display()));
-    let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    Ok(json!({
-        "labels_version": table::LABELS_VERSION,
-        "binary_blake3": hash(&k.binary)?,
-        "model": name(&k.model),
-        "model_blake3": hash(&k.model)?,
-        "config": name(&k.config),
-        "config_blake3": hash(&k.config)?,
-        "visits": k.visits,
-        "overrides": Katago::overrides(k),
-        "policy": opt.policy,
-        "ownership": opt.ownership,
-        "top": TOP,
-    }))
+/// Every setting that changes a label row: a stored row is reused only under the same
+/// fingerprint (its JSON text, [`Fingerprint::key`], is each chunk file's
+/// `kibo.labels_engine`), and the manifest records it (`labels.engine`). A setting added
+/// to the stage that changes what a row holds is a field here.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Fingerprint {
+    /// The table's columns ([`table::LABELS_VERSION`]).
+    pub labels_version: String,
+    /// The KataGo binary's BLAKE3.
+    pub binary_blake3: String,
+    /// The net's file name (recorded; a renamed net is read again).
+    pub model: String,
+    /// The net's BLAKE3.
+    pub model_blake3: String,
+    /// The analysis config's file name (recorded; a renamed config is read again).
+    pub config: String,
+    /// The analysis config's BLAKE3.
+    pub config_blake3: String,
+    /// Visits per position (`maxVisits`).
+    pub visits: u32,
+    /// The engine's `-override-config` ([`Katago::overrides`] of [`Engines::settings`]:
+    /// no randomness, one analysis and one search thread).
+    pub overrides: Vec<String>,
+    /// The `policy` column written.
+    pub policy: bool,
+    /// The `ownership` column written (and asked of the engine).
+    pub ownership: bool,
+    /// Moves kept in `engine_top` ([`TOP`]).
+    pub top: usize,
+}
+
+impl Fingerprint {
+    /// The fingerprint of `opt`'s run: the engine's files hashed, its settings as
+    /// [`Engines::settings`] makes them.
+    pub fn of(opt: &LabelOptions) -> anyhow::Result<Fingerprint> {
+        let k = Engines::settings(&opt.katago);
+        let hash = |p: &Path| crate::storage::file_blake3(p).with_context(|| format!("reading {}", p.display()));
+        let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        Ok(Fingerprint {
+            labels_version: table::LABELS_VERSION.to_string(),
+            binary_blake3: hash(&k.binary)?,
+            model: name(&k.model),
+            model_blake3: hash(&k.model)?,
+            config: name(&k.config),
+            config_blake3: hash(&k.config)?,
+            visits: k.visits,
+            overrides: Katago::overrides(&k),
+            policy: opt.policy,
+            ownership: opt.ownership,
+            top: TOP,
+        })
+    }
+
+    /// The text stored rows are matched by.
+    pub fn key(&self) -> String {
+        serde_json::to_string(self).expect("invariant: a struct of strings, numbers and flags")
+    }
 }
 
 /// One drawn row, as the chunk needs it.
@@ -145,8 +183,8 @@ pub fn run(out: &Path, opt: &LabelOptions) -> anyhow::Result<LabelReport> {
     let splits = split_names(&opt.splits)?;
     // Each engine reads one position at a time, with one search thread.
     let settings = Engines::settings(&opt.katago);
-    let fp = fingerprint(&LabelOptions { katago: settings.clone(), ..opt.clone() })?;
-    let fp_text = fp.to_string();
+    let fp = Fingerprint::of(opt)?;
+    let fp_text = fp.key();
     let d = Draw { splits: &splits, seed: opt.seed, limit: opt.limit, tags: &opt.tags };
     let (kept, candidates) = draw::choose(out, &d)?;
     let total = kept.as_ref().map_or(candidates, |v| v.len() as u64);
@@ -179,35 +217,23 @@ pub fn run(out: &Path, opt: &LabelOptions) -> anyhow::Result<LabelReport> {
         chunk.clear();
         Ok(())
     };
-    let mut filter = KeptFilter::new(&kept, &opt.tags);
-    for (k, (s, shard)) in draw::shards(out, &splits)?.iter().enumerate() {
-        let mut row = 0u32;
-        let cols = ["game_id", "move_number", "board", "to_play", "tags"];
-        crate::storage::read_parquet_columns(shard, true, Some(&cols), |b| {
-            let c = Cols::new(&b, "samples");
-            let (id, mn) = (c.str("game_id")?, c.prim::<UInt16Type>("move_number")?);
-            let (board, to_play) = (c.binary("board")?, c.prim::<UInt8Type>("to_play")?);
-            for i in 0..b.num_rows() {
-                let r = row + i as u32;
-                if !filter.wanted(k as u32, r, &c, i)? {
-                    continue;
-                }
-                chunk.push(Row {
-                    game_id: id.value(i).to_string(),
-                    move_number: mn.value(i),
-                    split: splits[*s].to_string(),
-                    board: board.value(i).to_vec(),
-                    to_play: to_play.value(i),
-                });
-                if chunk.len() == opt.chunk_rows {
-                    flush(&mut chunk, &mut rep)?;
-                }
+    draw::for_each_kept(out, &d, &kept, &["game_id", "move_number", "board", "to_play"], |s, c, rows| {
+        let (id, mn) = (c.str("game_id")?, c.prim::<UInt16Type>("move_number")?);
+        let (board, to_play) = (c.binary("board")?, c.prim::<UInt8Type>("to_play")?);
+        for &i in rows {
+            chunk.push(Row {
+                game_id: id.value(i).to_string(),
+                move_number: mn.value(i),
+                split: splits[s].to_string(),
+                board: board.value(i).to_vec(),
+                to_play: to_play.value(i),
+            });
+            if chunk.len() == opt.chunk_rows {
+                flush(&mut chunk, &mut rep)?;
             }
-            row += b.num_rows() as u32;
-            Ok(())
-        })
-        .with_context(|| format!("reading {}", shard.display()))?;
-    }
+        }
+        Ok(())
+    })?;
     if !chunk.is_empty() || rep.chunks == 0 {
         flush(&mut chunk, &mut rep)?;
     }
@@ -266,8 +292,10 @@ fn read_games(out: &Path) -> anyhow::Result<HashMap<String, GameRow>> {
 }
 
 /// The rows a rerun can take instead of asking the engine: those of the existing labels
-/// and of the chunk store whose files carry the same engine fingerprint, found by
-/// `(game_id, move_number, split)`; the file last read is kept decoded.
+/// and of the chunk store whose files carry the same [`Fingerprint`], found by
+/// `(game_id, move_number)`: a reading depends on the position and the engine, not on
+/// the split, so a reused row takes the split of the row it labels now. The file last
+/// read is kept decoded.
 struct Reuse {
     files: Vec<PathBuf>,
     index: HashMap<(String, u16), (usize, usize)>,
@@ -290,13 +318,11 @@ impl Reuse {
                 }
                 let f = r.files.len();
                 let mut row = 0usize;
-                crate::storage::read_parquet_columns(&p, true, Some(&["game_id", "move_number"]), |b| {
-                    let c = Cols::new(&b, "labels");
-                    let (id, mn) = (c.str("game_id")?, c.prim::<UInt16Type>("move_number")?);
-                    for i in 0..b.num_rows() {
-                        r.index.entry((id.value(i).to_string(), mn.value(i))).or_insert((f, row + i));
+                table::read(&p, Some(&[Col::GameId, Col::MoveNumber]), |v| {
+                    for i in 0..v.len() {
+                        r.index.entry((v.game_id(i).to_string(), v.move_number(i))).or_insert((f, row + i));
                     }
-                    row += b.num_rows();
+                    row += v.len();
                     Ok(())
                 })?;
                 r.files.push(p);
@@ -310,8 +336,8 @@ impl Reuse {
         let Some(&(f, i)) = self.index.get(&(row.game_id.clone(), row.move_number)) else { return Ok(None) };
         if self.cached.as_ref().is_none_or(|(c, _)| *c != f) {
             let mut rows = Vec::new();
-            crate::storage::read_parquet(&self.files[f], true, |b| {
-                rows.extend(table::rows_of(&b)?);
+            table::read(&self.files[f], None, |v| {
+                rows.extend(v.labels()?);
                 Ok(())
             })?;
             self.cached = Some((f, rows));
@@ -321,12 +347,10 @@ impl Reuse {
     }
 }
 
-/// The engine fingerprint a labels file was written with.
+/// The engine fingerprint a labels file was written with (none for a file that cannot
+/// be read: it is not reused).
 fn engine_of(p: &Path) -> Option<String> {
-    let f = std::fs::File::open(p).ok()?;
-    let r = parquet::file::reader::SerializedFileReader::new(f).ok()?;
-    let kv = parquet::file::reader::FileReader::metadata(&r).file_metadata().key_value_metadata()?.clone();
-    kv.into_iter().find(|k| k.key == "kibo.labels_engine").and_then(|k| k.value)
+    table::file_key(p, table::ENGINE_KEY).ok().flatten()
 }
 
 /// The labels of one chunk's rows, in order: reused where stored, else read by the
@@ -347,7 +371,7 @@ fn label_chunk(
     let todo: Vec<usize> = (0..rows.len()).filter(|&i| out[i].is_none()).collect();
     rep.reused += (rows.len() - todo.len()) as u64;
     if todo.is_empty() {
-        return Ok(out.into_iter().map(|l| l.expect("invariant: all reused")).collect());
+        return every_row(rows, out);
     }
     let (queries, owners, kinds) = queries_of(rows, &todo, games)?;
     let ask = Ask { visits: settings.visits, ownership: opt.ownership, top: TOP };
@@ -359,16 +383,20 @@ fn label_chunk(
     let answers = k.read_turns(&queries, &ask)?;
     rep.queries += queries.len() as u64;
     let mut alone: Vec<usize> = Vec::new();
-    for ((rows_of_q, sent), a) in owners.iter().zip(&kinds).zip(answers) {
+    for ((turn_rows, sent), a) in owners.iter().zip(&kinds).zip(answers) {
         match a {
             Answer::Read(readings) => {
-                for (&i, reading) in rows_of_q.iter().zip(readings) {
-                    out[i] = Some(to_label(&rows[i], *sent, reading, opt));
+                for (same, reading) in turn_rows.iter().zip(readings) {
+                    let Some((&last, others)) = same.split_last() else { continue };
+                    for &i in others {
+                        out[i] = Some(to_label(&rows[i], *sent, reading.clone(), opt));
+                    }
+                    out[last] = Some(to_label(&rows[last], *sent, reading, opt));
                 }
             }
             Answer::Refused(_) => {
                 rep.refused += 1;
-                alone.extend(rows_of_q.iter().copied());
+                alone.extend(turn_rows.iter().flatten().copied());
             }
         }
     }
@@ -385,9 +413,18 @@ fn label_chunk(
     rep.engine_seconds += t0.elapsed().as_secs_f64();
     rep.read += todo.len() as u64;
     rep.sent_board += todo.iter().filter(|&&i| out[i].as_ref().is_some_and(|l| l.sent == Sent::Board)).count() as u64;
-    Ok(out.into_iter().map(|l| l.expect("invariant: every row labelled")).collect())
+    every_row(rows, out)
 }
 
+/// The chunk's labels, one a row; a row left without one is an error naming it.
+fn every_row(rows: &[Row], out: Vec<Option<Label>>) -> anyhow::Result<Vec<Label>> {
+    rows.iter()
+        .zip(out)
+        .map(|(r, l)| l.with_context(|| format!("game {} move {} was not labelled", r.game_id, r.move_number)))
+        .collect()
+}
+
+/// Row `r`'s label from KataGo's reading (a root value the reading lacks stays `None`).
 fn to_label(r: &Row, sent: Sent, x: crate::analysis::label::Reading, opt: &LabelOptions) -> Label {
     Label {
         game_id: r.game_id.clone(),
@@ -468,15 +505,16 @@ fn first_color(g: &GameRow) -> Color {
     g.moves.first().map(|m| m.color).or(g.first_player).unwrap_or(Color::Black)
 }
 
-/// A chunk's queries, the rows each answers (in its turns' order) and how each shows
-/// its positions.
-type Planned = (Vec<GameQuery>, Vec<Vec<usize>>, Vec<Sent>);
+/// A chunk's queries, the rows each answers (per turn, in its turns' order: every row
+/// of that position) and how each shows its positions.
+type Planned = (Vec<GameQuery>, Vec<Vec<Vec<usize>>>, Vec<Sent>);
 
 /// The chunk's queries for rows `todo` (one a game, and one a position that cannot be
-/// shown with its history), with the rows each answers, in its turns' order.
+/// shown with its history), with the rows each answers, per turn in its turns' order
+/// (rows of the same position share its turn).
 fn queries_of(rows: &[Row], todo: &[usize], games: &HashMap<String, GameRow>) -> anyhow::Result<Planned> {
     let mut queries = Vec::new();
-    let mut owners: Vec<Vec<usize>> = Vec::new();
+    let mut owners: Vec<Vec<Vec<usize>>> = Vec::new();
     let mut kinds = Vec::new();
     let mut at = 0;
     while at < todo.len() {
@@ -485,21 +523,22 @@ fn queries_of(rows: &[Row], todo: &[usize], games: &HashMap<String, GameRow>) ->
         let (g, rules, komi) = game_of(&rows[todo[at]], games)?;
         let mut fits: Vec<(u32, usize)> = Vec::new();
         for &i in &todo[at..end] {
-            let t = rows[i].move_number as usize - 1;
-            if rows[i].move_number >= 1 && history_fits(g, t, rows[i].to_play) {
-                fits.push((t as u32, i));
-            } else {
-                queries.push(board_query(&rows[i], games)?);
-                owners.push(vec![i]);
-                kinds.push(Sent::Board);
+            match rows[i].move_number.checked_sub(1).map(usize::from) {
+                Some(t) if history_fits(g, t, rows[i].to_play) => fits.push((t as u32, i)),
+                _ => {
+                    queries.push(board_query(&rows[i], games)?);
+                    owners.push(vec![vec![i]]);
+                    kinds.push(Sent::Board);
+                }
             }
         }
         fits.sort_unstable();
-        fits.dedup_by_key(|f| f.0);
-        if let Some(&(last, _)) = fits.last() {
+        let groups: Vec<&[(u32, usize)]> = fits.chunk_by(|a, b| a.0 == b.0).collect();
+        let turns: Vec<u32> = groups.iter().map(|g| g[0].0).collect();
+        if let Some(&last) = turns.last() {
             let mut setup: Vec<(Color, Point)> = g.setup_black.iter().map(|&p| (Color::Black, p)).collect();
             setup.extend(g.setup_white.iter().map(|&p| (Color::White, p)));
-            let numbers: Vec<u16> = fits.iter().map(|&(t, _)| t as u16 + 1).collect();
+            let numbers: Vec<u16> = turns.iter().map(|&t| t as u16 + 1).collect();
             queries.push(GameQuery {
                 name: name_of(g, &numbers),
                 rules,
@@ -507,9 +546,9 @@ fn queries_of(rows: &[Row], todo: &[usize], games: &HashMap<String, GameRow>) ->
                 setup,
                 first_player: first_color(g),
                 moves: g.moves[..last as usize].iter().map(|m| (m.color, m.mv)).collect::<Vec<(Color, Move)>>(),
-                turns: fits.iter().map(|f| f.0).collect(),
+                turns,
             });
-            owners.push(fits.iter().map(|f| f.1).collect());
+            owners.push(groups.iter().map(|g| g.iter().map(|f| f.1).collect()).collect());
             kinds.push(Sent::History);
         }
         at = end;
@@ -518,12 +557,12 @@ fn queries_of(rows: &[Row], todo: &[usize], games: &HashMap<String, GameRow>) ->
 }
 
 /// The fingerprint with the engine's paths, for the manifest.
-fn engine_record(fp: &Value, k: &KatagoSettings) -> Value {
-    let mut v = fp.clone();
+fn engine_record(fp: &Fingerprint, k: &KatagoSettings) -> anyhow::Result<serde_json::Value> {
+    let mut v = serde_json::to_value(fp)?;
     v["binary"] = json!(k.binary.to_string_lossy());
     v["model_path"] = json!(k.model.to_string_lossy());
     v["config_path"] = json!(k.config.to_string_lossy());
-    v
+    Ok(v)
 }
 
 /// Records the run in `manifest.json` (`labels`: version, draw, engine, shards) and
@@ -532,7 +571,7 @@ fn record(
     out: &Path,
     opt: &LabelOptions,
     splits: &[&str],
-    fp: &Value,
+    fp: &Fingerprint,
     rep: &LabelReport,
     shards: &[crate::storage::ShardInfo],
 ) -> anyhow::Result<()> {
@@ -540,11 +579,130 @@ fn record(
         "version": table::LABELS_VERSION,
         "rows": rep.rows,
         "draw": {"splits": splits, "seed": opt.seed, "limit": opt.limit, "tags": opt.tags},
-        "engine": engine_record(fp, &opt.katago),
+        "engine": engine_record(fp, &opt.katago)?,
     });
     crate::stages::report::write_labels(out, &labels, shards, &serde_json::to_value(rep)?)?;
     if out.join("report.json").is_file() && out.join("manifest.json").is_file() {
         crate::stages::card::write(out)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn base() -> Fingerprint {
+        Fingerprint {
+            labels_version: table::LABELS_VERSION.into(),
+            binary_blake3: "b".into(),
+            model: "net.bin.gz".into(),
+            model_blake3: "m".into(),
+            config: "analysis.cfg".into(),
+            config_blake3: "c".into(),
+            visits: 1,
+            overrides: vec!["nnRandomize=false".into()],
+            policy: false,
+            ownership: false,
+            top: TOP,
+        }
+    }
+
+    #[test]
+    fn a_changed_setting_is_not_reused() {
+        // Naming every field (no `..`): a field added to the fingerprint fails to compile
+        // here until it has its line below.
+        let Fingerprint {
+            labels_version: _,
+            binary_blake3: _,
+            model: _,
+            model_blake3: _,
+            config: _,
+            config_blake3: _,
+            visits: _,
+            overrides: _,
+            policy: _,
+            ownership: _,
+            top: _,
+        } = base();
+        let changed: Vec<(&str, Fingerprint)> = vec![
+            ("labels_version", Fingerprint { labels_version: "0".into(), ..base() }),
+            ("binary_blake3", Fingerprint { binary_blake3: "b2".into(), ..base() }),
+            ("model", Fingerprint { model: "other.bin.gz".into(), ..base() }),
+            ("model_blake3", Fingerprint { model_blake3: "m2".into(), ..base() }),
+            ("config", Fingerprint { config: "other.cfg".into(), ..base() }),
+            ("config_blake3", Fingerprint { config_blake3: "c2".into(), ..base() }),
+            ("visits", Fingerprint { visits: 2, ..base() }),
+            ("overrides", Fingerprint { overrides: vec!["nnRandomize=true".into()], ..base() }),
+            ("policy", Fingerprint { policy: true, ..base() }),
+            ("ownership", Fingerprint { ownership: true, ..base() }),
+            ("top", Fingerprint { top: TOP + 1, ..base() }),
+        ];
+        assert_eq!(changed.len(), serde_json::to_value(base()).unwrap().as_object().unwrap().len(), "every field");
+        // A stored chunk is found under its own fingerprint and under no changed one.
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join(STORE);
+        std::fs::create_dir(&store).unwrap();
+        let row = Row { game_id: "ab".into(), move_number: 3, split: "train".into(), board: vec![0; NN], to_play: 1 };
+        let label = Label {
+            game_id: "ab".into(),
+            move_number: 3,
+            split: "train".into(),
+            sent: Sent::History,
+            winrate_black: Some(0.5),
+            score_lead_black: Some(1.0),
+            score_stdev: Some(2.0),
+            visits: Some(1),
+            top: vec![],
+            policy: None,
+            ownership: None,
+        };
+        let b = table::batch(std::slice::from_ref(&label), &table::schema(false, false)).unwrap();
+        write_chunk(&store.join("chunk-00000-x.parquet"), &b, &base().key()).unwrap();
+        let mut same = Reuse::open(dir.path(), &store, &base().key()).unwrap();
+        assert_eq!(
+            same.get(&Row { split: "val".into(), ..row.clone() }).unwrap(),
+            Some(Label { split: "val".into(), ..label })
+        );
+        for (field, fp) in changed {
+            assert_ne!(fp.key(), base().key(), "{field}");
+            let mut other = Reuse::open(dir.path(), &store, &fp.key()).unwrap();
+            assert_eq!(other.get(&row).unwrap(), None, "{field} changed: the stored row is not reused");
+        }
+    }
+
+    fn game() -> (GameRow, HashMap<String, GameRow>) {
+        let sgf = "(;GM[1]FF[4]SZ[19]KM[6.5]RU[Japanese];B[pd];W[dp];B[pp];W[dd])";
+        let g = crate::sgf::read_games(sgf.as_bytes()).games.remove(0).expect("the game reads");
+        let g = GameRow::from_record(&g, "t", "t.sgf", None, &[]);
+        let games = HashMap::from([(g.game_id.to_hex(), g.clone())]);
+        (g, games)
+    }
+
+    fn row(g: &GameRow, move_number: u16, to_play: u8) -> Row {
+        Row { game_id: g.game_id.to_hex(), move_number, split: "train".into(), board: vec![0; NN], to_play }
+    }
+
+    #[test]
+    fn a_move_number_0_is_sent_as_its_board_without_a_panic() {
+        let (g, games) = game();
+        let rows = vec![row(&g, 0, 1), row(&g, 2, 2)];
+        let (queries, owners, kinds) = queries_of(&rows, &[0, 1], &games).unwrap();
+        assert_eq!(kinds, vec![Sent::Board, Sent::History]);
+        assert_eq!(owners, vec![vec![vec![0]], vec![vec![1]]]);
+        assert_eq!(queries[1].turns, vec![1]);
+    }
+
+    #[test]
+    fn rows_of_the_same_position_are_all_labelled() {
+        let (g, games) = game();
+        let rows = vec![row(&g, 3, 1), row(&g, 2, 2), row(&g, 3, 1)];
+        let (queries, owners, kinds) = queries_of(&rows, &[0, 1, 2], &games).unwrap();
+        assert_eq!(kinds, vec![Sent::History]);
+        assert_eq!(queries[0].turns, vec![1, 2], "each position asked once");
+        assert_eq!(owners, vec![vec![vec![1], vec![0, 2]]], "both rows of move 3 take its reading");
+        // A row left without a label is an error naming it, not a panic.
+        let e = every_row(&rows, vec![None, None, None]).unwrap_err();
+        assert!(format!("{e:#}").contains(&format!("game {} move 3 was not labelled", g.game_id.to_hex())), "{e:#}");
+    }
 }

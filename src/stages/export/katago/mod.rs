@@ -78,29 +78,25 @@ pub const ENGINE_POLICY_SCALE: f32 = 32_000.0;
 /// Channel-0 entries (point index, count) by `(game_id, move_number)`.
 type Policies = HashMap<(String, u16), Vec<(u16, u32)>>;
 
-/// The labels' policies by `(game_id, move_number)`, as channel-0 entries.
+/// The labels' policies by `(game_id, move_number)`, as channel-0 entries (read through
+/// [`crate::stages::label::table::read`]: the version checked, each row through the
+/// list's offsets).
 fn engine_policies(out: &Path) -> anyhow::Result<Policies> {
+    use crate::stages::label::table::{self, Col};
     let dir = out.join("labels");
     anyhow::ensure!(dir.is_dir(), "{} has no labels: run `kibo label --policy` first", out.display());
     let mut m = HashMap::new();
-    crate::storage::read_parquet_columns(&dir, true, None, |b| {
-        let c = Cols::new(&b, "labels");
-        let (id, mn) = (c.str("game_id")?, c.prim::<arrow_array::types::UInt16Type>("move_number")?);
-        let p = b
-            .column_by_name("policy")
-            .and_then(|p| p.as_any().downcast_ref::<arrow_array::FixedSizeListArray>())
-            .context("the labels have no policy column: run `kibo label --policy`")?;
-        let v = p.values().as_any().downcast_ref::<arrow_array::Float32Array>().context("labels policy: not f32")?;
-        for i in 0..b.num_rows() {
-            let row = &v.values()[i * 362..(i + 1) * 362];
-            let dist: Vec<(u16, u32)> = row
+    table::read(&dir, Some(&[Col::GameId, Col::MoveNumber, Col::Policy]), |v| {
+        for i in 0..v.len() {
+            let dist: Vec<(u16, u32)> = v
+                .policy(i)
                 .iter()
                 .enumerate()
                 .filter(|(_, &x)| x > 0.0)
                 .map(|(k, &x)| (k as u16, (x * ENGINE_POLICY_SCALE).round() as u32))
                 .filter(|&(_, n)| n > 0)
                 .collect();
-            m.insert((id.value(i).to_string(), mn.value(i)), dist);
+            m.insert((v.game_id(i).to_string(), v.move_number(i)), dist);
         }
         Ok(())
     })?;

@@ -33,8 +33,7 @@ use arrow_array::Array;
 use rayon::prelude::*;
 
 use crate::coord::{symmetry, symmetry_index, Move, Point, NN};
-use crate::stages::draw::{row_key, shards, Draw, KeptFilter};
-use crate::tables::Cols;
+use crate::stages::draw::{row_key, Draw};
 use crate::verify::{BoardMarkers, BoardPainter, Style};
 pub use options::{parse_mix, split_names, AnswerFrom, Layout, VlmOptions, VlmReport, VlmRow};
 pub use text::{Notation, Question, Task, Templates};
@@ -71,16 +70,19 @@ pub struct SourceRow {
     pub game_id: String,
     pub source: String,
     pub tags: Vec<String>,
-    /// KataGo's move (point index, 361 pass) and score lead for Black, from the labels.
-    pub label: Option<(u16, f32)>,
+    /// KataGo's move (point index, 361 pass) and score lead for Black (`None` where
+    /// KataGo gave none), from the labels.
+    pub label: Option<(u16, Option<f32>)>,
 }
 
 /// The labels of the output folder by `(game_id, move_number)`: KataGo's move and score
-/// lead (docs/labels.md).
-pub type Labels = std::collections::HashMap<(String, u16), (u16, f32)>;
+/// lead for Black (`None` where KataGo gave none; docs/labels.md).
+pub type Labels = std::collections::HashMap<(String, u16), (u16, Option<f32>)>;
 
-/// Reads `out/labels/` into [`Labels`]; a clear error when the folder is missing.
+/// Reads `out/labels/` into [`Labels`] (through [`crate::stages::label::table::read`]);
+/// a clear error when the folder is missing.
 pub fn read_labels(out: &Path) -> anyhow::Result<Labels> {
+    use crate::stages::label::table::{self, Col};
     let dir = out.join("labels");
     anyhow::ensure!(
         dir.is_dir(),
@@ -89,16 +91,10 @@ pub fn read_labels(out: &Path) -> anyhow::Result<Labels> {
         out.display()
     );
     let mut m = Labels::new();
-    let cols = ["game_id", "move_number", "engine_move_index", "score_lead_black"];
-    crate::storage::read_parquet_columns(&dir, true, Some(&cols), |b| {
-        let c = Cols::new(&b, "labels");
-        let (id, mn) = (c.str("game_id")?, c.prim::<UInt16Type>("move_number")?);
-        let (mv, lead) = (
-            c.prim::<UInt16Type>("engine_move_index")?,
-            c.prim::<arrow_array::types::Float32Type>("score_lead_black")?,
-        );
-        for i in 0..b.num_rows() {
-            m.insert((id.value(i).to_string(), mn.value(i)), (mv.value(i), lead.value(i)));
+    let cols = [Col::GameId, Col::MoveNumber, Col::EngineMoveIndex, Col::ScoreLeadBlack];
+    table::read(&dir, Some(&cols), |v| {
+        for i in 0..v.len() {
+            m.insert((v.game_id(i).to_string(), v.move_number(i)), (v.engine_move_index(i), v.score_lead_black(i)));
         }
         Ok(())
     })?;
@@ -108,7 +104,7 @@ pub fn read_labels(out: &Path) -> anyhow::Result<Labels> {
 const READ_COLUMNS: [&str; 10] =
     ["board", "to_play", "ko_point", "move", "move_number", "history", "game_id", "source", "split", "tags"];
 
-/// Calls `f` with every kept row, in shard then row order.
+/// Calls `f` with every kept row, in shard then row order ([`crate::stages::draw::for_each_kept`]).
 fn for_each_kept(
     out: &Path,
     opt: &VlmOptions,
@@ -116,52 +112,41 @@ fn for_each_kept(
     labels: Option<&Labels>,
     mut f: impl FnMut(SourceRow) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
-    let mut filter = KeptFilter::new(kept, &opt.tags);
-    for (k, (split, shard)) in shards(out, split_names(opt))?.iter().enumerate() {
-        let mut row = 0u32;
-        crate::storage::read_parquet_columns(shard, true, Some(&READ_COLUMNS), |b| {
-            let c = Cols::new(&b, "samples");
-            let board = c.binary("board")?;
-            let (to_play, ko) = (c.prim::<UInt8Type>("to_play")?, c.prim::<UInt16Type>("ko_point")?);
-            let (mv, mn) = (c.prim::<UInt16Type>("move")?, c.prim::<UInt16Type>("move_number")?);
-            let (hl, hv) = c.u16_list("history")?;
-            let (id, source) = (c.str("game_id")?, c.str("source")?);
-            let (tl, tn) = c.str_list("tags")?;
-            for i in 0..b.num_rows() {
-                let r = row + i as u32;
-                if !filter.wanted(k as u32, r, &c, i)? {
-                    continue;
-                }
-                let (ho, to) = (hl.value_offsets(), tl.value_offsets());
-                let label = match labels {
-                    None => None,
-                    Some(m) => Some(*m.get(&(id.value(i).to_string(), mn.value(i))).with_context(|| {
-                        format!(
-                            "{} move {} has no label: run `kibo label` with the export's --limit, --seed and --tag",
-                            id.value(i),
-                            mn.value(i)
-                        )
-                    })?),
-                };
-                f(SourceRow {
-                    split: *split,
-                    board: board.value(i).to_vec(),
-                    to_play: to_play.value(i),
-                    ko_point: (!ko.is_null(i)).then(|| ko.value(i)),
-                    mv: mv.value(i),
-                    move_number: mn.value(i),
-                    history: hv[ho[i] as usize..ho[i + 1] as usize].to_vec(),
-                    game_id: id.value(i).to_string(),
-                    source: source.value(i).to_string(),
-                    tags: (to[i] as usize..to[i + 1] as usize).map(|j| tn.value(j).to_string()).collect(),
-                    label,
-                })?;
-            }
-            row += b.num_rows() as u32;
-            Ok(())
-        })?;
-    }
-    Ok(())
+    crate::stages::draw::for_each_kept(out, &draw(opt), kept, &READ_COLUMNS, |split, c, rows| {
+        let board = c.binary("board")?;
+        let (to_play, ko) = (c.prim::<UInt8Type>("to_play")?, c.prim::<UInt16Type>("ko_point")?);
+        let (mv, mn) = (c.prim::<UInt16Type>("move")?, c.prim::<UInt16Type>("move_number")?);
+        let (hl, hv) = c.u16_list("history")?;
+        let (id, source) = (c.str("game_id")?, c.str("source")?);
+        let (tl, tn) = c.str_list("tags")?;
+        for &i in rows {
+            let (ho, to) = (hl.value_offsets(), tl.value_offsets());
+            let label = match labels {
+                None => None,
+                Some(m) => Some(*m.get(&(id.value(i).to_string(), mn.value(i))).with_context(|| {
+                    format!(
+                        "{} move {} has no label: run `kibo label` with the export's --limit, --seed and --tag",
+                        id.value(i),
+                        mn.value(i)
+                    )
+                })?),
+            };
+            f(SourceRow {
+                split,
+                board: board.value(i).to_vec(),
+                to_play: to_play.value(i),
+                ko_point: (!ko.is_null(i)).then(|| ko.value(i)),
+                mv: mv.value(i),
+                move_number: mn.value(i),
+                history: hv[ho[i] as usize..ho[i + 1] as usize].to_vec(),
+                game_id: id.value(i).to_string(),
+                source: source.value(i).to_string(),
+                tags: (to[i] as usize..to[i + 1] as usize).map(|j| tn.value(j).to_string()).collect(),
+                label,
+            })?;
+        }
+        Ok(())
+    })
 }
 
 /// The row's picture and words (`painter` of the options' cell size).
@@ -194,9 +179,10 @@ pub fn make_row(r: &SourceRow, opt: &VlmOptions, painter: &BoardPainter) -> anyh
         move_number: r.move_number,
         last_moves: &last,
         tags: &r.tags,
-        score_lead_black: r.label.map(|l| l.1),
+        score_lead_black: r.label.and_then(|l| l.1),
     };
-    let (prompt, mut answer, question) = text::words(task, question, &facts, &opt.templates, opt.notation);
+    let (prompt, mut answer, question) = text::words(task, question, &facts, &opt.templates, opt.notation)
+        .with_context(|| format!("{} move {}", r.game_id, r.move_number))?;
     let human_move = (task == Task::NextMove).then(|| answer.clone());
     if let (Task::NextMove, AnswerFrom::Engine, Some((mv, _))) = (task, opt.answer_from, r.label) {
         answer = opt.notation.write(turn(mv));

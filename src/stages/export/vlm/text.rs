@@ -125,10 +125,11 @@ pub struct Facts<'a> {
 }
 
 /// A score lead for Black as the judge task's answer: rounded to the half point, `B+3.5`
-/// or `W+0.5` (a whole number without `.0`: `B+3`), `even` when it rounds to 0.
+/// or `W+0.5` (a whole number without `.0`: `B+3`), `even` when it rounds to 0. The lead
+/// is a number ([`words`] refuses a row without one).
 pub fn lead_answer(lead_black: f32) -> String {
     let half = (lead_black * 2.0).round() / 2.0;
-    if half == 0.0 || !half.is_finite() {
+    if half == 0.0 {
         return "even".to_string();
     }
     let side = if half > 0.0 { "B" } else { "W" };
@@ -229,20 +230,29 @@ pub fn atari_answer(board: &[u8; NN], notation: Notation) -> String {
     words.join("; ")
 }
 
-/// The prompt and answer of one row.
+/// The prompt and answer of one row. The judge task of a row whose label has no score
+/// lead (KataGo gave none: the labels' `status` names it) is a
+/// [`crate::error::SetupError`], never an answer made up.
 pub fn words(
     task: Task,
     question: Question,
     f: &Facts<'_>,
     t: &Templates,
     notation: Notation,
-) -> (String, String, Option<Question>) {
+) -> anyhow::Result<(String, String, Option<Question>)> {
     let has = |tag: &str| f.tags.iter().any(|x| x == tag);
     let yes_no = |b: bool| if b { "yes" } else { "no" }.to_string();
-    match task {
+    Ok(match task {
         Task::NextMove => (fill(&t.next_move, f, notation), notation.write(f.mv), None),
         Task::Transcribe => (fill(&t.transcribe, f, notation), transcription(f.board), None),
-        Task::Judge => (fill(&t.judge, f, notation), lead_answer(f.score_lead_black.unwrap_or(f32::NAN)), None),
+        Task::Judge => {
+            match f.score_lead_black.filter(|l| l.is_finite()) {
+                Some(lead) => (fill(&t.judge, f, notation), lead_answer(lead), None),
+                None => return crate::error::setup(
+                    "the judge task needs KataGo's score lead, and this row's label has none (its status is not ok)",
+                ),
+            }
+        }
         Task::Tactics => {
             // A pass neither captures nor chases: its row asks about atari.
             let q = if f.mv == Move::Pass { Question::Atari } else { question };
@@ -253,7 +263,7 @@ pub fn words(
             };
             (fill(tpl, f, notation), answer, Some(q))
         }
-    }
+    })
 }
 
 #[cfg(test)]
@@ -341,5 +351,31 @@ mod tests {
         };
         let s = fill("{side}/{opponent}/{move_number}/{move}.{last_moves}", &f, Notation::Gtp);
         assert_eq!(s, "Black/White/3/Q16. The last moves were B D16, W Q4.");
+    }
+
+    #[test]
+    fn the_judge_task_of_a_row_without_a_score_lead_is_an_error_not_even() {
+        let t = Templates::default();
+        let board = [0u8; NN];
+        let f = Facts {
+            board: &board,
+            to_play: 1,
+            mv: Move::Pass,
+            move_number: 3,
+            last_moves: &[],
+            tags: &[],
+            score_lead_black: Some(-0.6),
+        };
+        let (_, answer, _) = words(Task::Judge, Question::Atari, &f, &t, Notation::Gtp).unwrap();
+        assert_eq!(answer, "W+0.5");
+        for lead in [None, Some(f32::NAN)] {
+            let e =
+                words(Task::Judge, Question::Atari, &Facts { score_lead_black: lead, ..f.clone() }, &t, Notation::Gtp)
+                    .unwrap_err();
+            assert!(crate::error::is_setup(&e), "{e:#}");
+        }
+        // The other tasks do not need it.
+        let none = Facts { score_lead_black: None, ..f.clone() };
+        assert_eq!(words(Task::NextMove, Question::Atari, &none, &t, Notation::Gtp).unwrap().1, "pass");
     }
 }
