@@ -378,8 +378,8 @@ fn read_labels(out: &Path, rows: &[Row], at: &HashMap<(String, u16), usize>) -> 
     if !dir.is_dir() {
         return Ok(v);
     }
-    crate::storage::read_parquet_columns(&dir, false, None, |b| {
-        for l in crate::stages::label::table::rows_of(&b)? {
+    crate::stages::label::table::read(&dir, None, |b| {
+        for l in b.labels()? {
             let Some(&k) = at.get(&(l.game_id.clone(), l.move_number)) else { continue };
             let s = rows[k].symmetry;
             v[k] = Some(Engine {

@@ -480,9 +480,11 @@ fn fixed_rows<T: arrow_array::ArrowPrimitiveType>(
     Ok(Some((0..a.len()).map(|i| v.values()[a.value_offset_at(i)..][..n].to_vec()).collect()))
 }
 
-/// The rows of a labels batch (every column; `policy` and `ownership` when present).
-/// The file's version is [`read`]'s to check (a batch does not carry it).
-pub fn rows_of(b: &RecordBatch) -> anyhow::Result<Vec<Label>> {
+/// The rows of a labels batch (every column; `policy` and `ownership` when present), for
+/// the tests: readers go through [`read`], which checks the file's version (a batch does
+/// not carry it).
+#[cfg(test)]
+fn rows_of(b: &RecordBatch) -> anyhow::Result<Vec<Label>> {
     rows_at(b, 0)
 }
 
