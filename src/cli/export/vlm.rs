@@ -14,8 +14,8 @@ pub(in crate::cli) struct VlmArgs {
     export: ExportArgs,
     /// parquet (shards with PNG bytes and a dataset card) or qwen (the Qwen-VL recipe's
     /// JSONL with PNG files).
-    #[arg(long, default_value = "parquet")]
-    layout: vlm::Layout,
+    #[arg(long, value_enum, default_value = "parquet")]
+    layout: Layout,
     #[command(flatten)]
     pub(in crate::cli) draw: DrawArgs,
     /// Pixels between two grid lines: 32 (672 px pictures, Qwen3-VL's 32-px tokens) or
@@ -28,8 +28,8 @@ pub(in crate::cli) struct VlmArgs {
     #[arg(long, value_enum, default_value = "human")]
     answer: Answer,
     /// Answers and prompts in gtp (Q16) or sgf (pd) notation.
-    #[arg(long)]
-    notation: Option<crate::stages::export::vlm::Notation>,
+    #[arg(long, value_enum)]
+    notation: Option<Notation>,
     /// Tasks and their shares, e.g. next-move=0.8,transcribe=0.1,tactics=0.1,judge=0.1
     /// [default: next-move=1; next-move=0.2,transcribe=0.2,tactics=0.6 with --splits test].
     #[arg(long)]
@@ -56,6 +56,38 @@ pub(in crate::cli) struct VlmArgs {
     /// Rows per Parquet file.
     #[arg(long, default_value_t = 10_000)]
     rows_per_file: usize,
+}
+
+/// `--layout`: [`vlm::Layout`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Layout {
+    Parquet,
+    Qwen,
+}
+
+impl From<Layout> for vlm::Layout {
+    fn from(l: Layout) -> vlm::Layout {
+        match l {
+            Layout::Parquet => vlm::Layout::Parquet,
+            Layout::Qwen => vlm::Layout::Qwen,
+        }
+    }
+}
+
+/// `--notation`: [`vlm::Notation`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Notation {
+    Gtp,
+    Sgf,
+}
+
+impl From<Notation> for vlm::Notation {
+    fn from(n: Notation) -> vlm::Notation {
+        match n {
+            Notation::Gtp => vlm::Notation::Gtp,
+            Notation::Sgf => vlm::Notation::Sgf,
+        }
+    }
 }
 
 /// `--answer`: the move played (`human`, or `gtp`/`sgf`: the move played in that
@@ -124,7 +156,7 @@ pub(super) fn exec(a: VlmArgs) -> anyhow::Result<i32> {
     // The evaluation set's documented default draw (docs/eval.md).
     let limit = a.draw.limit.unwrap_or(if test { 10_000 } else { 100_000 });
     let mix = a.mix.as_deref().unwrap_or(if test { "next-move=0.2,transcribe=0.2,tactics=0.6" } else { "next-move=1" });
-    let notation = match (a.answer.notation(), a.notation) {
+    let notation = match (a.answer.notation(), a.notation.map(vlm::Notation::from)) {
         (Some(named), Some(n)) if n != named => {
             return setup(format!("--answer {} and --notation disagree", a.answer.name()));
         }
@@ -133,7 +165,7 @@ pub(super) fn exec(a: VlmArgs) -> anyhow::Result<i32> {
     };
     let opt = vlm::VlmOptions {
         to: a.export.to.clone(),
-        layout: a.layout,
+        layout: a.layout.into(),
         limit,
         seed: a.draw.seed.unwrap_or(r.cfg.pipeline.seed),
         tags: a.draw.tags.clone(),
