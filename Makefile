@@ -225,7 +225,7 @@ ladder-compare: build katago venv
 ## move, the example policy net (MINUTES of training; needs `make venv`'s kibo package), KataGo's
 ## first move at one visit (when OUT/labels exists), the move most played from the position in
 ## the train split of ND (a dedup-off run of the same corpus, when given), constant answers.
-## make eval-baselines OUT=<kibo run output> SET=<kibo export vlm --split test> [ND=DIR] [MINUTES=3] [SKIP=policy-net]
+## make eval-baselines OUT=<kibo run output> SET=<kibo export vlm --splits test> [ND=DIR] [MINUTES=3] [SKIP=policy-net]
 MINUTES ?= 3
 eval-baselines: build
 	$(PY) checks/eval_baselines.py --kibo $(KIBO) --out $(OUT) --set $(SET) $(if $(ND),--nodedup $(ND)) \

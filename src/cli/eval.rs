@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::exit::Exit;
-use crate::error::SetupError;
 
 #[derive(Args, Debug)]
 pub(super) struct EvalArgs {
@@ -28,10 +27,8 @@ pub(super) struct EvalArgs {
 pub(super) fn exec(a: EvalArgs) -> anyhow::Result<i32> {
     use crate::stages::eval;
     let opt = eval::EvalOptions { set: a.set, predictions: a.predictions, report: a.report, html: a.html };
-    let r = eval::run(&opt).map_err(|e| match e.downcast::<eval::Refused>() {
-        Ok(r) => SetupError(r.0).into(),
-        Err(e) => e,
-    })?;
+    // A set or predictions file that cannot be scored is a SetupError (exit 2).
+    let r = eval::run(&opt)?;
     println!("{}", eval::summary(&r));
     Ok(Exit::Ok as i32)
 }

@@ -28,9 +28,6 @@ pub mod stats;
 
 use std::path::{Path, PathBuf};
 
-/// The name the command line's handler downcasts to (exit 2); a [`crate::error::SetupError`]
-/// is exit 2 by itself, so the handler may drop its downcast and this name with it.
-pub use crate::error::SetupError as Refused;
 pub use report::Report;
 
 use crate::stages::export::vlm::Notation;
