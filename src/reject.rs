@@ -85,6 +85,7 @@ reasons! {
     ScoreUndecided = "score_undecided", Filter, "the count could not decide the result (only when `filter.drop_score_disagreements` lists `undecided`)";
     BadDumpLine = "bad_dump_line", Filter, "a line of a one-line dump, or of its index, is not in the dump's layout (detail names the line)";
     DumpIndexOverBudget = "dump_index_over_budget", Filter, "the dump index reached its share of `pipeline.memory_mb` and could not spill to disk: the rest of this index is not joined (its games keep their moves)";
+    InternalError = "internal_error", Filter, "a bug in kibo met this game (detail names it; please report it): the game alone is left out, the run goes on";
     DuplicateGame = "duplicate_game", Split, "same setup and moves as an earlier game (detail names it); kept once";
     IllegalSetup = "illegal_setup", Split, "setup leaves a chain without liberties";
     OccupiedPoint = "occupied_point", Split, "a move on an occupied point (detail names it, `move_number` is 1-based)";

@@ -12,7 +12,7 @@ use crate::coord::{Point, NN};
 use crate::engine::{Board, Color, BLACK, EMPTY};
 
 use super::benson::{assemble, conservative_status, Chains, Pos, Seki};
-use super::judge::{ChainStatus, ChainVerdict, Judgement};
+use super::judge::{ChainStatus, ChainVerdict, Evidence, Judgement};
 use super::Owner;
 
 /// A chain is dead when, in both maps, the mean ownership of its stones lies at least
@@ -61,8 +61,8 @@ impl OwnershipMaps {
 /// * an empty point the count then gives to a colour is dame when both maps put it
 ///   within [`DAME_OWNERSHIP`] of zero.
 ///
-/// [`ChainVerdict::why`] is `"katago"`, `"katago: seki"`, `"katago: split"` (unsettled)
-/// or `"benson"`; [`ChainVerdict::own_share`] is the chain's mean ownership over both
+/// [`ChainVerdict::why`] is [`Evidence::Katago`], [`Evidence::KatagoSeki`],
+/// [`Evidence::KatagoSplit`] (unsettled) or [`Evidence::Benson`]; [`ChainVerdict::own_share`] is the chain's mean ownership over both
 /// maps, from −1..1 mapped to 0..1. Besides an unsettled chain's, a point stays
 /// [`Owner::Undecided`] only where the verdicts contradict the board (a dead chain inside
 /// an area its own colour's living stones close).
@@ -72,7 +72,7 @@ pub fn judge_by_ownership(board: &Board, maps: &OwnershipMaps) -> Judgement {
     let nch = ch.len();
     let st = conservative_status(&pos, &ch);
     let mut status = vec![ChainStatus::Seki; nch];
-    let mut why = vec!["katago: seki"; nch];
+    let mut why = vec![Evidence::KatagoSeki; nch];
     let mut share = vec![0f32; nch];
     for c in 0..nch {
         let pts = ch.points(c);
@@ -86,17 +86,17 @@ pub fn judge_by_ownership(board: &Board, maps: &OwnershipMaps) -> Judgement {
         let mean = [mean[0] / n, mean[1] / n];
         share[c] = (2.0 + mean[0] + mean[1]) / 4.0;
         (status[c], why[c]) = if st.forced[c] {
-            (ChainStatus::Alive, "benson")
+            (ChainStatus::Alive, Evidence::Benson)
         } else if st.benson_dead[c] {
-            (ChainStatus::Dead, "benson")
+            (ChainStatus::Dead, Evidence::Benson)
         } else if mean.iter().all(|&m| m <= -LIFE_OWNERSHIP) {
-            (ChainStatus::Dead, "katago")
+            (ChainStatus::Dead, Evidence::Katago)
         } else if mean.iter().all(|&m| m >= LIFE_OWNERSHIP) {
-            (ChainStatus::Alive, "katago")
+            (ChainStatus::Alive, Evidence::Katago)
         } else if ch.links(c).iter().all(|l| (l.to as usize) < nch || ch.size(l.to as usize) <= SEKI_AREA_MAX) {
-            (ChainStatus::Seki, "katago: seki")
+            (ChainStatus::Seki, Evidence::KatagoSeki)
         } else {
-            (ChainStatus::Unsettled, "katago: split")
+            (ChainStatus::Unsettled, Evidence::KatagoSplit)
         };
     }
     let seki = seki_points(&ch, &status);
@@ -121,7 +121,7 @@ pub fn judge_by_ownership(board: &Board, maps: &OwnershipMaps) -> Judgement {
                 status: status[c],
                 own_share: share[c],
                 why: why[c],
-                proven: matches!(why[c], "benson" | "katago"),
+                proven: why[c].is_proof(),
             })
         })
         .collect();
@@ -178,7 +178,7 @@ mod tests {
         m
     }
 
-    fn verdict(j: &Judgement, r: usize, c: usize) -> (ChainStatus, &'static str) {
+    fn verdict(j: &Judgement, r: usize, c: usize) -> (ChainStatus, Evidence) {
         let v = j.chains.iter().find(|v| v.at == Point::new(r, c).unwrap()).expect("a chain there");
         (v.status, v.why)
     }
@@ -195,8 +195,8 @@ mod tests {
         let b = board(&CORNER);
         let m = maps(&b, |_, _| -0.95, |_, _| -0.9);
         let j = judge_by_ownership(&b, &m);
-        assert_eq!(verdict(&j, 0, 1), (ChainStatus::Dead, "katago"));
-        assert_eq!(verdict(&j, 0, 2), (ChainStatus::Alive, "katago"));
+        assert_eq!(verdict(&j, 0, 1), (ChainStatus::Dead, Evidence::Katago));
+        assert_eq!(verdict(&j, 0, 2), (ChainStatus::Alive, Evidence::Katago));
         assert_eq!(j.own.dead.len(), 3);
         // 25 points: 5 white stones, 20 empty or freed; territory 20, 3 prisoners.
         let s = count(&b, &j.own, RuleSet::Japanese, 0.0, 0, 0, 0);
@@ -213,7 +213,7 @@ mod tests {
             |r, c| if in_corner(r, c) { -0.1 } else { -0.9 },
         );
         let j = judge_by_ownership(&b, &m);
-        assert_eq!(verdict(&j, 0, 1), (ChainStatus::Seki, "katago: seki"));
+        assert_eq!(verdict(&j, 0, 1), (ChainStatus::Seki, Evidence::KatagoSeki));
         assert_eq!(j.own.owner(Point::new(0, 0).unwrap()), Owner::Neutral);
         assert_eq!(j.own.owner(Point::new(0, 1).unwrap()), Owner::Neutral);
         assert_eq!(j.own.owner(Point::new(4, 4).unwrap()), Owner::White);
@@ -230,7 +230,7 @@ mod tests {
         let m =
             maps(&b, |r, c| if in_corner(r, c) { 0.9 } else { 0.7 }, |r, c| if in_corner(r, c) { 0.9 } else { -0.7 });
         let j = judge_by_ownership(&b, &m);
-        assert_eq!(verdict(&j, 0, 2), (ChainStatus::Unsettled, "katago: split"));
+        assert_eq!(verdict(&j, 0, 2), (ChainStatus::Unsettled, Evidence::KatagoSplit));
         assert_eq!(j.own.owner(Point::new(4, 4).unwrap()), Owner::Undecided);
     }
 
@@ -240,7 +240,7 @@ mod tests {
         let b = board(&[".X.XO", "XXXXO", "OOOOO", ".....", "....."]);
         let m = maps(&b, |_, _| -1.0, |_, _| -1.0);
         let j = judge_by_ownership(&b, &m);
-        assert_eq!(verdict(&j, 0, 1), (ChainStatus::Alive, "benson"));
+        assert_eq!(verdict(&j, 0, 1), (ChainStatus::Alive, Evidence::Benson));
         assert_eq!(j.own.owner(Point::new(0, 0).unwrap()), Owner::Black);
     }
 

@@ -104,17 +104,106 @@ pub struct ChainVerdict {
     /// The share of playouts in which its points stayed its colour's (`0` for a chain
     /// dead in the opponent's pass-alive area, which the playouts leave alone).
     pub own_share: f32,
-    /// Why. Settled: `"benson"` (a proof), `"analysis"` (the conservative rules, the
-    /// playouts not against them), `"playouts"`, `"markup"`, `"seki"`. Unsettled:
-    /// `"playouts split"`, `"playouts contradict the analysis"`, `"markup contradicts
-    /// the evidence"`, `"open ko"`.
-    pub why: &'static str,
-    /// Proven: by Benson, by the markup, or by the conservative rules when the playouts
-    /// would not settle it the other way (their share against it below
-    /// [`SETTLED_SHARE`]). A verdict of the playouts alone, a seki and an unsettled
-    /// chain are not proven. A flip of the winner stands only on proven chains
-    /// ([`super::flip_doubt`]).
+    /// The evidence that settled it, or why nothing did ([`Evidence`]).
+    pub why: Evidence,
+    /// Proven: by Benson, by the markup, by KataGo's two maps, or by the conservative
+    /// rules when the playouts would not settle it the other way (their share against
+    /// it below [`SETTLED_SHARE`]): [`Evidence::proven`]. A verdict of the playouts
+    /// alone, a seki and an unsettled chain are not proven. A flip of the winner stands
+    /// only on proven chains ([`super::flip_doubt`]).
     pub proven: bool,
+}
+
+/// The evidence behind a [`ChainVerdict`]: what settled the chain, or why nothing did.
+/// Its text ([`Evidence::as_str`], also its `Display`) is what `score_reason`, `kibo
+/// score` and its `--json` (`why`) print.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Evidence {
+    /// `"benson"`: Benson's pass-alive analysis, a proof (alive, or dead inside the
+    /// opponent's pass-alive area; also a seki that Benson's areas enclose).
+    Benson,
+    /// `"analysis"`: the conservative rules, the playouts not strongly against them.
+    Analysis,
+    /// `"playouts"`: the playouts alone.
+    Playouts,
+    /// `"markup"`: the record's `TB`/`TW` markup settled a chain the evidence left open.
+    Markup,
+    /// `"seki"`: a seki of the rules that the playouts keep.
+    Seki,
+    /// `"playouts split"` (unsettled): the playouts settle it neither way.
+    PlayoutsSplit,
+    /// `"playouts contradict the analysis"` (unsettled).
+    PlayoutsContradict,
+    /// `"markup contradicts the evidence"` (unsettled).
+    MarkupContradicts,
+    /// `"open ko"` (unsettled): a ko the playouts do not settle.
+    OpenKo,
+    /// `"left open by the rules"` (unsettled): judged without playouts.
+    LeftOpen,
+    /// `"katago"`: both of KataGo's ownership maps ([`super::judge_by_ownership`]).
+    Katago,
+    /// `"katago: seki"`: the maps disagree or sit near zero, next to small areas only.
+    KatagoSeki,
+    /// `"katago: split"` (unsettled): the maps disagree next to a large area.
+    KatagoSplit,
+}
+
+impl Evidence {
+    /// Every kind of evidence, in declaration order.
+    pub const ALL: [Evidence; 13] = [
+        Evidence::Benson,
+        Evidence::Analysis,
+        Evidence::Playouts,
+        Evidence::Markup,
+        Evidence::Seki,
+        Evidence::PlayoutsSplit,
+        Evidence::PlayoutsContradict,
+        Evidence::MarkupContradicts,
+        Evidence::OpenKo,
+        Evidence::LeftOpen,
+        Evidence::Katago,
+        Evidence::KatagoSeki,
+        Evidence::KatagoSplit,
+    ];
+
+    /// Its stable text, e.g. `"playouts split"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Evidence::Benson => "benson",
+            Evidence::Analysis => "analysis",
+            Evidence::Playouts => "playouts",
+            Evidence::Markup => "markup",
+            Evidence::Seki => "seki",
+            Evidence::PlayoutsSplit => "playouts split",
+            Evidence::PlayoutsContradict => "playouts contradict the analysis",
+            Evidence::MarkupContradicts => "markup contradicts the evidence",
+            Evidence::OpenKo => "open ko",
+            Evidence::LeftOpen => "left open by the rules",
+            Evidence::Katago => "katago",
+            Evidence::KatagoSeki => "katago: seki",
+            Evidence::KatagoSplit => "katago: split",
+        }
+    }
+
+    /// Whether this evidence proves a verdict by itself, whatever else says: Benson, the
+    /// markup, KataGo's two maps.
+    pub const fn is_proof(self) -> bool {
+        matches!(self, Evidence::Benson | Evidence::Markup | Evidence::Katago)
+    }
+
+    /// Whether a verdict settled by this evidence is proven ([`ChainVerdict::proven`]),
+    /// with `against` the share of playouts that settle the chain the other way: a proof
+    /// ([`Evidence::is_proof`]) always; the conservative rules when `against` is below
+    /// [`SETTLED_SHARE`]; anything else (the playouts alone, a seki, unsettled) never.
+    pub fn proven(self, against: f32) -> bool {
+        self.is_proof() || (self == Evidence::Analysis && against < SETTLED_SHARE)
+    }
+}
+
+impl std::fmt::Display for Evidence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
 }
 
 /// A chain the evidence could not settle (its [`ChainVerdict::status`] is
@@ -206,7 +295,7 @@ pub fn judge_with(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: 
     let markup_dead = markup.map(|(tb, tw)| markup_dead_chains(&pos, &ch, tb, tw));
 
     let mut status = vec![ChainStatus::Unsettled; nch];
-    let mut why: Vec<&'static str> = vec!["playouts split"; nch];
+    let mut why = vec![Evidence::PlayoutsSplit; nch];
     let mut share = vec![0f32; nch];
     let mut opp_share = vec![0f32; nch];
     let t = SETTLED_SHARE;
@@ -243,26 +332,24 @@ pub fn judge_with(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: 
         };
         (status[c], why[c]) = match (analysis, playout) {
             // Benson's verdicts are proofs.
-            _ if st.forced[c] => (ChainStatus::Alive, "benson"),
-            _ if st.benson_dead[c] => (ChainStatus::Dead, "benson"),
+            _ if st.forced[c] => (ChainStatus::Alive, Evidence::Benson),
+            _ if st.benson_dead[c] => (ChainStatus::Dead, Evidence::Benson),
             // A seki must survive the playouts (checked below, after the ko): one they
             // kill is dead, however clearly they kill it.
-            (Some(ChainStatus::Seki), _) => (ChainStatus::Seki, "seki"),
-            (Some(a), _) if strong.is_some_and(|p| p != a) => {
-                (ChainStatus::Unsettled, "playouts contradict the analysis")
-            }
-            (Some(a), _) => (a, "analysis"),
-            (None, Some(p)) => (p, "playouts"),
-            (None, None) if !playouts => (ChainStatus::Unsettled, "left open by the rules"),
-            (None, None) => (ChainStatus::Unsettled, "playouts split"),
+            (Some(ChainStatus::Seki), _) => (ChainStatus::Seki, Evidence::Seki),
+            (Some(a), _) if strong.is_some_and(|p| p != a) => (ChainStatus::Unsettled, Evidence::PlayoutsContradict),
+            (Some(a), _) => (a, Evidence::Analysis),
+            (None, Some(p)) => (p, Evidence::Playouts),
+            (None, None) if !playouts => (ChainStatus::Unsettled, Evidence::LeftOpen),
+            (None, None) => (ChainStatus::Unsettled, Evidence::PlayoutsSplit),
         };
         if let Some(md) = &markup_dead {
             let marked = if md[c] { ChainStatus::Dead } else { ChainStatus::Alive };
             (status[c], why[c]) = match status[c] {
-                ChainStatus::Unsettled => (marked, "markup"),
+                ChainStatus::Unsettled => (marked, Evidence::Markup),
                 ChainStatus::Seki if !md[c] => (ChainStatus::Seki, why[c]),
                 s if s == marked => (s, why[c]),
-                _ => (ChainStatus::Unsettled, "markup contradicts the evidence"),
+                _ => (ChainStatus::Unsettled, Evidence::MarkupContradicts),
             };
         }
     }
@@ -283,10 +370,10 @@ pub fn judge_with(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: 
         };
         let marked = markup_dead.as_ref().map(|md| if md[c] { ChainStatus::Dead } else { ChainStatus::Alive });
         (status[c], why[c]) = match (fought, marked) {
-            (Some(f), Some(m)) if f != m => (ChainStatus::Unsettled, "markup contradicts the evidence"),
-            (Some(f), _) => (f, "playouts"),
+            (Some(f), Some(m)) if f != m => (ChainStatus::Unsettled, Evidence::MarkupContradicts),
+            (Some(f), _) => (f, Evidence::Playouts),
             (None, _) if status[c] == ChainStatus::Dead && ch.points(c).len() == 1 => (status[c], why[c]),
-            (None, _) => (ChainStatus::Unsettled, "open ko"),
+            (None, _) => (ChainStatus::Unsettled, Evidence::OpenKo),
         };
     }
     // A seki keeps both sides' stones on the board in the playouts (they never fill a
@@ -295,9 +382,9 @@ pub fn judge_with(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: 
     for c in (0..nch).filter(|_| playouts) {
         if status[c] == ChainStatus::Seki && share[c] < t {
             (status[c], why[c]) = if opp_share[c] >= t {
-                (ChainStatus::Dead, "playouts")
+                (ChainStatus::Dead, Evidence::Playouts)
             } else {
-                (ChainStatus::Unsettled, "playouts split")
+                (ChainStatus::Unsettled, Evidence::PlayoutsSplit)
             };
         }
     }
@@ -311,9 +398,9 @@ pub fn judge_with(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: 
         let Some(at) = Point::from_index(pts[0]) else { continue };
         let color = if ch.color[c] == BLACK { Color::Black } else { Color::White };
         let w = match status[c] {
-            ChainStatus::Unsettled if pts.len() == 1 && is_ko_stone(board, at) => "open ko",
-            ChainStatus::Seki if why[c] != "benson" => "seki",
-            ChainStatus::Alive if why[c] == "seki" => "analysis",
+            ChainStatus::Unsettled if pts.len() == 1 && is_ko_stone(board, at) => Evidence::OpenKo,
+            ChainStatus::Seki if why[c] != Evidence::Benson => Evidence::Seki,
+            ChainStatus::Alive if why[c] == Evidence::Seki => Evidence::Analysis,
             _ => why[c],
         };
         let proven = is_proven(w, status[c], share[c], opp_share[c]);
@@ -333,17 +420,13 @@ pub fn judge_with(board: &Board, markup: Option<(&[Point], &[Point])>, to_move: 
 /// [`ChainVerdict::proven`] of a chain settled as `status` by `why`, with its playout
 /// shares: the rules' verdict is proven unless the playouts would settle the chain the
 /// other way (below the contradiction that unsettles it).
-fn is_proven(why: &str, status: ChainStatus, own_share: f32, opp_share: f32) -> bool {
+fn is_proven(why: Evidence, status: ChainStatus, own_share: f32, opp_share: f32) -> bool {
     let against = match status {
         ChainStatus::Alive => opp_share,
         ChainStatus::Dead => own_share,
         _ => 1.0,
     };
-    match why {
-        "benson" | "markup" => true,
-        "analysis" => against < SETTLED_SHARE,
-        _ => false,
-    }
+    why.proven(against)
 }
 
 /// The playouts of [`judge`], seeded by the position's hash (salted by

@@ -63,10 +63,10 @@ use crate::engine::Board;
 pub use benson::{benson_pass_alive, ownership_conservative};
 pub use count::{check_result, count, default_komi, ownership_from_markup, MARGIN_TOLERANCE};
 pub use engine_judge::{judge_by_ownership, OwnershipMaps, DAME_OWNERSHIP, LIFE_OWNERSHIP};
-pub use flip::{flip_doubt, flip_near_the_line, FLIP_MARGIN};
+pub use flip::{flip_doubt, flip_near_the_line, JudgementMismatch, FLIP_MARGIN};
 pub use influence::{influence, influence_areas, INFLUENCE_DECAY, INFLUENCE_RADIUS};
 pub use judge::{
-    judge, judge_with, undecided_reason, ChainStatus, ChainVerdict, Judgement, Unsettled, CONTRADICT_SHARE,
+    judge, judge_with, undecided_reason, ChainStatus, ChainVerdict, Evidence, Judgement, Unsettled, CONTRADICT_SHARE,
     SETTLED_SHARE,
 };
 pub use playout::{playout_ownership, PlayoutOwnership, Playouts, MAX_MOVES, PLAYOUTS};

@@ -1481,7 +1481,7 @@ fn a_judgement_without_playouts_rests_on_the_rules_alone() {
     let b = board(&FINISHED);
     let rules = judge_with(&b, None, Color::Black, false);
     assert_eq!(rules.playouts, 0);
-    assert!(rules.chains.iter().all(|c| c.why != "playouts"), "{:?}", rules.chains);
+    assert!(rules.chains.iter().all(|c| c.why != Evidence::Playouts), "{:?}", rules.chains);
     // What the rules settle, the full judgement settles the same way here.
     let full = judge(&b, None, Color::Black);
     for (r, f) in rules.chains.iter().zip(&full.chains) {
@@ -1504,7 +1504,7 @@ fn markup_contradicting_the_evidence_is_unsettled() {
     // The markup claims Black's big wall dead (a point of it listed for White).
     let tw = vec![pt(10, 8)];
     let j = judge(&b, Some((&[], &tw)), Color::Black);
-    assert!(j.unsettled().iter().any(|u| u.why == "markup contradicts the evidence"), "{:?}", j.unsettled());
+    assert!(j.unsettled().iter().any(|u| u.why == Evidence::MarkupContradicts), "{:?}", j.unsettled());
     // Markup that agrees settles nothing new and changes nothing.
     let tw = vec![pt(15, 14)];
     let j2 = judge(&b, Some((&[pt(3, 3)], &tw)), Color::Black);
@@ -1524,7 +1524,8 @@ fn judge_explains_every_chain() {
         assert_eq!(unsettled, j.unsettled());
         for c in &j.chains {
             assert_eq!(b.color_at(c.at), Some(c.color));
-            let settled_by = ["benson", "analysis", "playouts", "markup", "seki"];
+            let settled_by =
+                [Evidence::Benson, Evidence::Analysis, Evidence::Playouts, Evidence::Markup, Evidence::Seki];
             assert_eq!(c.status != ChainStatus::Unsettled, settled_by.contains(&c.why), "{c:?}");
         }
         let dead: u32 = j.chains.iter().filter(|c| c.status == ChainStatus::Dead).map(|c| c.stones).sum();
@@ -1573,7 +1574,7 @@ fn flip_board() -> Board {
 }
 
 /// `judge` on [`flip_board`] with the white chain's evidence set by the test.
-fn flip_judgement(b: &Board, proven: bool, why: &'static str) -> Judgement {
+fn flip_judgement(b: &Board, proven: bool, why: Evidence) -> Judgement {
     let mut j = judge(b, None, Color::Black);
     let c = j.chains.iter_mut().find(|c| c.color == Color::White && c.stones == 3).expect("the white chain");
     assert_eq!(c.status, ChainStatus::Dead, "{c:?}");
@@ -1588,43 +1589,49 @@ fn flip_count(b: &Board, komi: f32) -> impl Fn(&Ownership) -> Score + '_ {
 #[test]
 fn a_flip_on_proven_chains_stands() {
     let b = flip_board();
-    let j = flip_judgement(&b, true, "analysis");
+    let j = flip_judgement(&b, true, Evidence::Analysis);
     let score = flip_count(&b, 6.5)(&j.own);
     assert_eq!(score.margin, 5.5);
     assert_eq!(check_result(&score, Some(false), Some(33.5)), ScoreCheck::WinnerDiffers);
-    assert_eq!(flip_doubt(&b, &j, &score, flip_count(&b, 6.5), Some(false), Some(33.5)), None);
+    assert_eq!(flip_doubt(&b, &j, &score, flip_count(&b, 6.5), Some(false), Some(33.5)), Ok(None));
 }
 
 #[test]
 fn a_flip_resting_on_the_playouts_alone_is_doubted() {
     let b = flip_board();
-    let j = flip_judgement(&b, false, "playouts");
+    let j = flip_judgement(&b, false, Evidence::Playouts);
     let score = flip_count(&b, 6.5)(&j.own);
-    let doubt = flip_doubt(&b, &j, &score, flip_count(&b, 6.5), Some(false), Some(33.5)).expect("doubted");
+    let doubt = flip_doubt(&b, &j, &score, flip_count(&b, 6.5), Some(false), Some(33.5))
+        .expect("the board's judgement")
+        .expect("doubted");
     assert!(doubt.starts_with("the flip to B+5.5 rests on 1 chain not proven: white "), "{doubt}");
     assert!(doubt.ends_with("(3 stones, dead by playouts)"), "{doubt}");
     // A seki reading is no proof either; the record's margin plays no part.
-    let j = flip_judgement(&b, false, "seki");
-    let doubt = flip_doubt(&b, &j, &score, flip_count(&b, 6.5), Some(false), None).expect("doubted");
+    let j = flip_judgement(&b, false, Evidence::Seki);
+    let doubt = flip_doubt(&b, &j, &score, flip_count(&b, 6.5), Some(false), None)
+        .expect("the board's judgement")
+        .expect("doubted");
     assert!(doubt.contains("dead by seki"), "{doubt}");
 }
 
 #[test]
 fn a_flip_by_two_points_or_less_is_doubted() {
     let b = flip_board();
-    let j = flip_judgement(&b, true, "analysis");
+    let j = flip_judgement(&b, true, Evidence::Analysis);
     // Komi 11.5: B+0.5 against a recorded White win.
     let score = flip_count(&b, 11.5)(&j.own);
     assert_eq!(score.margin, 0.5);
-    let doubt = flip_doubt(&b, &j, &score, flip_count(&b, 11.5), Some(false), Some(0.5)).expect("doubted");
+    let doubt = flip_doubt(&b, &j, &score, flip_count(&b, 11.5), Some(false), Some(0.5))
+        .expect("the board's judgement")
+        .expect("doubted");
     assert!(doubt.contains("B+0.5 names the other winner by 2 points or less"), "{doubt}");
     assert_eq!(flip_near_the_line(&score), Some(doubt));
     // Komi 10: B+2, still within FLIP_MARGIN; komi 8.5: B+3.5 stands.
     let score = flip_count(&b, 10.0)(&j.own);
     assert_eq!(score.margin, FLIP_MARGIN);
-    assert!(flip_doubt(&b, &j, &score, flip_count(&b, 10.0), Some(false), None).is_some());
+    assert!(flip_doubt(&b, &j, &score, flip_count(&b, 10.0), Some(false), None).is_ok_and(|d| d.is_some()));
     let score = flip_count(&b, 8.5)(&j.own);
-    assert_eq!(flip_doubt(&b, &j, &score, flip_count(&b, 8.5), Some(false), None), None);
+    assert_eq!(flip_doubt(&b, &j, &score, flip_count(&b, 8.5), Some(false), None), Ok(None));
 }
 
 #[test]
@@ -1634,16 +1641,93 @@ fn proven_names_benson_the_markup_and_the_rules_the_playouts_do_not_overturn() {
         for j in [judge(&b, None, Color::Black), judge_with(&b, None, Color::Black, false)] {
             for c in &j.chains {
                 match c.why {
-                    "benson" | "markup" => assert!(c.proven, "{c:?}"),
-                    "playouts" | "seki" => assert!(!c.proven, "{c:?}"),
+                    Evidence::Benson | Evidence::Markup => assert!(c.proven, "{c:?}"),
+                    Evidence::Playouts | Evidence::Seki => assert!(!c.proven, "{c:?}"),
                     _ if c.status == ChainStatus::Unsettled => assert!(!c.proven, "{c:?}"),
                     _ => {}
                 }
             }
             // Without playouts the rules' verdicts are all there is: proven.
             if j.playouts == 0 {
-                assert!(j.chains.iter().filter(|c| c.why == "analysis").all(|c| c.proven));
+                assert!(j.chains.iter().filter(|c| c.why == Evidence::Analysis).all(|c| c.proven));
             }
         }
     }
+}
+
+#[test]
+fn a_judgement_of_another_board_is_an_error_never_a_doubt() {
+    // A judgement checked against a board it was not made on is a bug of the caller: an
+    // error, not a reason to call the game undecided.
+    let b = flip_board();
+    let j = flip_judgement(&b, false, Evidence::Playouts);
+    let score = flip_count(&b, 6.5)(&j.own);
+    // Another chain on the board: the chain counts differ.
+    let mut more = flip_board();
+    more.set_stone(pt(8, 8), 1).unwrap();
+    let e = flip_doubt(&more, &j, &score, flip_count(&more, 6.5), Some(false), Some(33.5)).expect_err("a mismatch");
+    assert!(e.to_string().contains("3 chains judged, 4 on the board"), "{e}");
+    // As many chains, one of them another: the white chain two stones, not three.
+    let other = katago_board(
+        ".........
+         .........
+         ...oo....
+         .........
+         xxxxxxxxx
+         ooooooooo
+         .........
+         .........
+         .........",
+    );
+    let e = flip_doubt(&other, &j, &score, flip_count(&other, 6.5), Some(false), Some(33.5)).expect_err("a mismatch");
+    assert!(e.to_string().contains("the chain judged at white D17 is not the board's"), "{e}");
+    // Near the line or not, proven or not: the mismatch is found first.
+    let proven = flip_judgement(&b, true, Evidence::Analysis);
+    assert!(flip_doubt(&more, &proven, &score, flip_count(&more, 6.5), Some(false), Some(33.5)).is_err());
+    let near = flip_count(&b, 11.5)(&proven.own);
+    assert!(flip_doubt(&more, &proven, &near, flip_count(&more, 11.5), Some(false), Some(0.5)).is_err());
+}
+
+#[test]
+fn evidence_prints_the_text_kibo_has_always_printed() {
+    // The text is a contract: score_reason, kibo score and its --json `why` print it.
+    let text: Vec<&str> = Evidence::ALL.iter().map(|e| e.as_str()).collect();
+    assert_eq!(
+        text,
+        [
+            "benson",
+            "analysis",
+            "playouts",
+            "markup",
+            "seki",
+            "playouts split",
+            "playouts contradict the analysis",
+            "markup contradicts the evidence",
+            "open ko",
+            "left open by the rules",
+            "katago",
+            "katago: seki",
+            "katago: split",
+        ]
+    );
+    for e in Evidence::ALL {
+        assert_eq!(e.to_string(), e.as_str());
+    }
+    // docs/scoring.md names every one of them.
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/scoring.md")).expect("docs");
+    for t in text {
+        assert!(doc.contains(&format!("`{t}`")) || doc.contains(&format!("\"{t}\"")), "docs/scoring.md: {t}");
+    }
+}
+
+#[test]
+fn proven_is_a_proof_or_the_rules_the_playouts_do_not_overturn() {
+    for e in Evidence::ALL {
+        let proof = matches!(e, Evidence::Benson | Evidence::Markup | Evidence::Katago);
+        assert_eq!(e.is_proof(), proof, "{e}");
+        assert_eq!(e.proven(1.0), proof, "{e}");
+        assert_eq!(e.proven(0.0), proof || e == Evidence::Analysis, "{e}");
+    }
+    assert!(Evidence::Analysis.proven(SETTLED_SHARE - 0.01));
+    assert!(!Evidence::Analysis.proven(SETTLED_SHARE));
 }

@@ -12,6 +12,7 @@ reject row (its games cannot be counted), and counts as one entry found.
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use anyhow::Context;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -556,13 +557,18 @@ fn process(
                 }
                 let mode = filter.cfg.score_check;
                 let mut end = None;
-                row.score =
-                    count_game_with(&row, &g.territory_black, &g.territory_white, filter.cfg.komi, mode).map(|c| {
-                        if mode == ScoreCheckMode::Katago && escalates(&row, c.verdict.check) {
-                            end = c.end.map(|(board, _)| Box::new(board));
-                        }
-                        c.verdict
-                    });
+                let counted = count_game_checked(&row, &g.territory_black, &g.territory_white, filter.cfg.komi, mode);
+                // A count that meets a bug rejects this game alone (docs/scoring.md, "Flips").
+                let counted = match counted {
+                    Ok(c) => c,
+                    Err(e) => return reject(&loc, at.0, at.1, (Reject::InternalError, format!("{e:#}"), None)),
+                };
+                row.score = counted.map(|c| {
+                    if mode == ScoreCheckMode::Katago && escalates(&row, c.verdict.check) {
+                        end = c.end.map(|(board, _)| Box::new(board));
+                    }
+                    c.verdict
+                });
                 Outcome::Kept(Box::new(row), quirks, charset, end)
             };
             let outs = file
@@ -587,9 +593,16 @@ fn process(
 /// Benson, the conservative rules, random playouts, and the `TB`/`TW` markup `tb`, `tw`
 /// when present), counts under the game's rules with its komi (or the default: 6.5
 /// even, 0.5 handicap), and only then compares with `RE`. `None` for games that did not
-/// end by counting; `undecided` without a margin when the game cannot be replayed.
-pub fn score_game(g: &GameRow, tb: &[Point], tw: &[Point], komi_override: Option<f32>) -> Option<ScoreVerdict> {
-    count_game(g, tb, tw, komi_override).map(|c| c.verdict)
+/// end by counting; `undecided` without a margin when the game cannot be replayed; an
+/// error, naming the game, where the count meets a bug in kibo
+/// ([`crate::scoring::JudgementMismatch`]).
+pub fn score_game(
+    g: &GameRow,
+    tb: &[Point],
+    tw: &[Point],
+    komi_override: Option<f32>,
+) -> anyhow::Result<Option<ScoreVerdict>> {
+    Ok(count_game(g, tb, tw, komi_override)?.map(|c| c.verdict))
 }
 
 /// What [`count_game`] found: the verdict, and the final position with its judgement
@@ -601,13 +614,20 @@ pub struct Counted {
     pub end: Option<(crate::engine::Board, crate::scoring::Judgement)>,
 }
 
-/// [`score_game`], keeping the final position and its judgement (for `kibo score`).
-pub fn count_game(g: &GameRow, tb: &[Point], tw: &[Point], komi_override: Option<f32>) -> Option<Counted> {
-    count_game_with(g, tb, tw, komi_override, ScoreCheckMode::Full)
+/// [`score_game`], keeping the final position and its judgement.
+pub fn count_game(
+    g: &GameRow,
+    tb: &[Point],
+    tw: &[Point],
+    komi_override: Option<f32>,
+) -> anyhow::Result<Option<Counted>> {
+    count_game_checked(g, tb, tw, komi_override, ScoreCheckMode::Full)
 }
 
-/// [`count_game`] in a [`ScoreCheckMode`]: `Rules` judges without playouts
-/// ([`crate::scoring::judge_with`]); `Off` counts nothing (`None`).
+/// [`count_game_checked`] for a caller that takes only a count: a count that meets a bug
+/// in kibo gives `None`, as a game that was not counted (the katago export, which takes
+/// only a count that agrees with `RE`; such a count never meets one: the check that
+/// does runs on `winner_differs` alone).
 pub fn count_game_with(
     g: &GameRow,
     tb: &[Point],
@@ -615,10 +635,22 @@ pub fn count_game_with(
     komi_override: Option<f32>,
     mode: ScoreCheckMode,
 ) -> Option<Counted> {
+    count_game_checked(g, tb, tw, komi_override, mode).ok().flatten()
+}
+
+/// [`count_game`] in a [`ScoreCheckMode`]: `Rules` judges without playouts
+/// ([`crate::scoring::judge_with`]); `Off` counts nothing (`None`).
+pub fn count_game_checked(
+    g: &GameRow,
+    tb: &[Point],
+    tw: &[Point],
+    komi_override: Option<f32>,
+    mode: ScoreCheckMode,
+) -> anyhow::Result<Option<Counted>> {
     use crate::engine::{Color, Rules};
     use crate::scoring::judge_with;
     if mode == ScoreCheckMode::Off {
-        return None;
+        return Ok(None);
     }
     let n = g.moves.len();
     let two_passes = n >= 2 && g.moves[n - 1].mv == Move::Pass && g.moves[n - 2].mv == Move::Pass;
@@ -627,7 +659,7 @@ pub fn count_game_with(
     // A resignation, time loss or forfeit after two passes did not end by counting.
     let not_counted = matches!(kind, ResultKind::Resign | ResultKind::Time | ResultKind::Forfeit | ResultKind::Void);
     if !(scored || (two_passes && !not_counted)) {
-        return None;
+        return Ok(None);
     }
     let rules =
         ReplayRules { rules: Rules { multi_stone_suicide: true }, allow_consecutive_moves: true, ..Default::default() };
@@ -639,25 +671,26 @@ pub fn count_game_with(
             reason: Some("the main line cannot be replayed".into()),
             judge: ScoreJudge::Kibo,
         };
-        return Some(Counted { verdict, end: None });
+        return Ok(Some(Counted { verdict, end: None }));
     };
     let b = &end.board;
     let markup = (!tb.is_empty() || !tw.is_empty()).then_some((tb, tw));
     let to_move = g.moves.last().map_or(Color::Black, |m| m.color.opponent());
     let j = judge_with(b, markup, to_move, mode != ScoreCheckMode::Rules);
-    let verdict = verdict_of(g, b, &j, komi_override, ScoreJudge::Kibo);
-    Some(Counted { verdict, end: Some((end.board, j)) })
+    let verdict = verdict_of(g, b, &j, komi_override, ScoreJudge::Kibo)?;
+    Ok(Some(Counted { verdict, end: Some((end.board, j)) }))
 }
 
 /// The count of `g`'s final position `b` with the dead stones and seki of `j`, under the
-/// game's rules and komi, compared with `RE`.
+/// game's rules and komi, compared with `RE`. An error, naming the game, when `j` is not
+/// `b`'s judgement (a bug: [`crate::scoring::JudgementMismatch`]).
 fn verdict_of(
     g: &GameRow,
     b: &crate::engine::Board,
     j: &crate::scoring::Judgement,
     komi_override: Option<f32>,
     judge: ScoreJudge,
-) -> ScoreVerdict {
+) -> anyhow::Result<ScoreVerdict> {
     use crate::engine::Color;
     use crate::scoring::{check_result, count, default_komi, undecided_reason};
     let handicap = g.effective_handicap();
@@ -681,38 +714,72 @@ fn verdict_of(
             count(b, own, score.rules, komi, b.prisoners(Color::Black), b.prisoners(Color::White), handicap)
         };
         let doubt = match judge {
-            ScoreJudge::Kibo => crate::scoring::flip_doubt(b, j, &score, recount, winner, recorded),
+            ScoreJudge::Kibo => {
+                crate::scoring::flip_doubt(b, j, &score, recount, winner, recorded).with_context(|| game_name(g))?
+            }
             ScoreJudge::Katago => crate::scoring::flip_near_the_line(&score),
         };
         if let Some(doubt) = doubt {
             (check, reason) = (ScoreCheck::Undecided, Some(doubt));
         }
     }
-    ScoreVerdict { check, counted_margin: Some(score.margin), count: Some(score), reason, judge }
+    Ok(ScoreVerdict { check, counted_margin: Some(score.margin), count: Some(score), reason, judge })
 }
 
-/// [`count_game_with`] in any mode, `Katago` included: a game kibo's judge
+/// [`count_game_checked`] in any mode, `Katago` included: a game kibo's judge
 /// [`escalates`] is judged again with KataGo's ownership maps (an engine started for it,
-/// `kibo score --score-check katago`), keeping the final position and that judgement.
+/// `kibo score --score-check katago`; [`katago_judge`]), keeping the final position and
+/// that judgement.
 pub fn count_game_mode(g: &GameRow, tb: &[Point], tw: &[Point], cfg: &FilterConfig) -> anyhow::Result<Option<Counted>> {
-    let Some(c) = count_game_with(g, tb, tw, cfg.komi, cfg.score_check) else { return Ok(None) };
+    let Some(c) = count_game_checked(g, tb, tw, cfg.komi, cfg.score_check)? else { return Ok(None) };
     let (Some((board, _)), ScoreCheckMode::Katago) = (&c.end, cfg.score_check) else { return Ok(Some(c)) };
     if !escalates(g, c.verdict.check) {
         return Ok(Some(c));
     }
-    let name = game_name(g);
     let settings = cfg.katago.settings();
     let mut engine = crate::analysis::Katago::start(&settings)?;
-    let pos = [position(g, board, &name, cfg.komi)];
-    let maps = engine.ownership(&pos)?;
-    let mut j = crate::scoring::judge_by_ownership(board, &maps[0]);
-    let mut verdict = verdict_of(g, board, &j, cfg.komi, ScoreJudge::Katago);
-    if settings.recheck_visits > 0 && rechecks(g, &verdict) {
-        let maps = engine.ownership_at(&pos, settings.recheck_visits)?;
-        j = crate::scoring::judge_by_ownership(board, &maps[0]);
-        verdict = verdict_of(g, board, &j, cfg.komi, ScoreJudge::Katago);
-    }
+    let (judged, _) = katago_judge(&mut engine, &[(g, board)], cfg.komi, settings.recheck_visits)?;
+    let (verdict, j) = judged.into_iter().next().context("KataGo judged no game")??;
     Ok(Some(Counted { verdict, end: Some((board.clone(), j)) }))
+}
+
+/// One game's verdict and judgement by [`katago_judge`], or the bug its count met.
+type KatagoJudged = anyhow::Result<(ScoreVerdict, crate::scoring::Judgement)>;
+
+/// The KataGo judge on `games` (each a game and its final position): KataGo's ownership
+/// maps at the engine's visits, [`crate::scoring::judge_by_ownership`] and kibo's count
+/// of each; then, when `recheck_visits` is not 0, the second reading at `recheck_visits`
+/// of the games [`rechecks`] picks, whose verdicts and judgements replace the first.
+/// Returns each game's verdict and judgement, in order (an error for a game whose count
+/// meets a bug), and how many games were read again. An engine error is the whole call's.
+fn katago_judge(
+    engine: &mut crate::analysis::Katago,
+    games: &[(&GameRow, &crate::engine::Board)],
+    komi: Option<f32>,
+    recheck_visits: u32,
+) -> anyhow::Result<(Vec<KatagoJudged>, u64)> {
+    let names: Vec<String> = games.iter().map(|(g, _)| game_name(g)).collect();
+    let positions: Vec<crate::analysis::Position> =
+        games.iter().zip(&names).map(|((g, b), name)| position(g, b, name, komi)).collect();
+    let judged = |(g, b): &(&GameRow, &crate::engine::Board), m: &crate::scoring::OwnershipMaps| {
+        let j = crate::scoring::judge_by_ownership(b, m);
+        verdict_of(g, b, &j, komi, ScoreJudge::Katago).map(|v| (v, j))
+    };
+    let maps = engine.ownership(&positions)?;
+    let mut out: Vec<_> = games.iter().zip(&maps).map(|(g, m)| judged(g, m)).collect();
+    // The second reading, at more visits, of the flips and near-flips: it replaces the
+    // first.
+    let again: Vec<usize> = (0..games.len())
+        .filter(|&i| recheck_visits > 0 && out[i].as_ref().is_ok_and(|(v, _)| rechecks(games[i].0, v)))
+        .collect();
+    if !again.is_empty() {
+        let positions: Vec<crate::analysis::Position> = again.iter().map(|&i| positions[i]).collect();
+        let maps = engine.ownership_at(&positions, recheck_visits)?;
+        for (&i, m) in again.iter().zip(&maps) {
+            out[i] = judged(&games[i], m);
+        }
+    }
+    Ok((out, again.len() as u64))
 }
 
 /// Whether the KataGo judge reads game `g` a second time, at `recheck_visits`: its
@@ -756,7 +823,8 @@ impl Judge {
 
     /// Reads the final position of every kept game that carries one (the games
     /// [`escalates`] sends), and replaces its verdict by the count with KataGo's
-    /// ownership as the evidence ([`crate::scoring::judge_by_ownership`]), counted by kibo.
+    /// ownership as the evidence ([`katago_judge`]), counted by kibo; a game whose count
+    /// meets a bug in kibo becomes an `internal_error` reject.
     fn judge(
         &mut self,
         outcomes: &mut [(usize, Option<&'static str>, Vec<Outcome>)],
@@ -765,51 +833,48 @@ impl Judge {
         report: &mut FilterReport,
     ) -> anyhow::Result<()> {
         let t0 = std::time::Instant::now();
-        let mut todo: Vec<(&mut GameRow, Box<crate::engine::Board>, &str)> = Vec::new();
-        for (si, _, outs) in outcomes.iter_mut() {
-            for o in outs.iter_mut() {
-                if let Outcome::Kept(row, _, _, end) = o {
+        // The games sent: where each is in `outcomes`, with its final position.
+        let mut sent: Vec<(usize, usize, Box<crate::engine::Board>)> = Vec::new();
+        for (k, (_, _, outs)) in outcomes.iter_mut().enumerate() {
+            for (i, o) in outs.iter_mut().enumerate() {
+                if let Outcome::Kept(_, _, _, end) = o {
                     if let Some(b) = end.take() {
-                        todo.push((row, b, &sources[*si].name));
+                        sent.push((k, i, b));
                     }
                 }
             }
         }
-        if todo.is_empty() {
+        if sent.is_empty() {
             return Ok(());
         }
-        let names: Vec<String> = todo.iter().map(|(g, _, _)| game_name(g)).collect();
-        let positions: Vec<crate::analysis::Position> =
-            todo.iter().zip(&names).map(|((g, b, _), name)| position(g, b, name, cfg.komi)).collect();
-        let maps = self.engine.ownership(&positions)?;
-        let mut verdicts: Vec<ScoreVerdict> = todo
+        let games: Vec<(&GameRow, &crate::engine::Board)> = sent
             .iter()
-            .zip(&maps)
-            .map(|((g, b, _), m)| {
-                verdict_of(g, b, &crate::scoring::judge_by_ownership(b, m), cfg.komi, ScoreJudge::Katago)
+            .map(|(k, i, b)| match &outcomes[*k].2[*i] {
+                Outcome::Kept(row, ..) => Some((&**row, &**b)),
+                _ => None,
             })
-            .collect();
-        // The second reading, at more visits, of the flips and near-flips: it replaces the
-        // first.
-        let again: Vec<usize> =
-            (0..todo.len()).filter(|&i| self.run.recheck_visits > 0 && rechecks(&*todo[i].0, &verdicts[i])).collect();
-        if !again.is_empty() {
-            let positions: Vec<crate::analysis::Position> = again.iter().map(|&i| positions[i]).collect();
-            let maps = self.engine.ownership_at(&positions, self.run.recheck_visits)?;
-            for (&i, m) in again.iter().zip(&maps) {
-                let (g, b, _) = &todo[i];
-                verdicts[i] = verdict_of(g, b, &crate::scoring::judge_by_ownership(b, m), cfg.komi, ScoreJudge::Katago);
-            }
-            self.run.rechecked += again.len() as u64;
-        }
-        for ((g, _, source), v) in todo.into_iter().zip(verdicts) {
+            .collect::<Option<_>>()
+            .context("invariant: a game sent to KataGo is kept")?;
+        let (judged, rechecked) = katago_judge(&mut self.engine, &games, cfg.komi, self.run.recheck_visits)?;
+        self.run.rechecked += rechecked;
+        for ((k, i, _), judged) in sent.into_iter().zip(judged) {
+            let source = &sources[outcomes[k].0].name;
+            let o = &mut outcomes[k].2[i];
+            let Outcome::Kept(g, ..) = o else { continue };
+            self.run.games += 1;
+            let v = match judged {
+                Ok((v, _)) => v,
+                Err(e) => {
+                    *o = Outcome::Rejected(reject_of(g, Reject::InternalError, format!("{e:#}")));
+                    continue;
+                }
+            };
             let before = g.score.as_ref().map_or("none", |s| s.check.as_str());
             let key = format!("{before} -> {}", v.check.as_str());
             for c in [report.by_source.get_mut(source), Some(&mut report.total)].into_iter().flatten() {
                 *c.katago_verdicts.entry(key.clone()).or_default() += 1;
             }
             g.score = Some(v);
-            self.run.games += 1;
         }
         self.run.seconds += t0.elapsed().as_secs_f64();
         Ok(())
@@ -852,7 +917,12 @@ fn drop_by_score(o: Outcome, cfg: &FilterConfig) -> Outcome {
         ScoreCheck::WinnerDiffers => Reject::ScoreWinnerDiffers,
         _ => Reject::ScoreUndecided,
     };
-    Outcome::Rejected(RejectRow {
+    Outcome::Rejected(reject_of(row, reason, detail))
+}
+
+/// The reject of kept game `row` for `reason`, with `detail`.
+fn reject_of(row: &GameRow, reason: Reject, detail: String) -> RejectRow {
+    RejectRow {
         reason,
         source: row.source.clone(),
         source_file: row.source_file.clone(),
@@ -862,5 +932,37 @@ fn drop_by_score(o: Outcome, cfg: &FilterConfig) -> Outcome {
         detail,
         move_number: None,
         game_id: None,
-    })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Board, Color};
+
+    /// An empty board but for Black's wall across row `row`: Black's whole board.
+    fn wall(row: usize) -> Board {
+        let mut b = Board::new();
+        for c in 0..19 {
+            b.set_stone(Point::new(row, c).expect("on the board"), 1).expect("an empty point");
+        }
+        b
+    }
+
+    #[test]
+    fn a_judgement_of_another_board_is_an_error_naming_the_game_never_a_verdict() {
+        let rec = crate::sgf::read_games(b"(;GM[1]SZ[19]KM[6.5]RE[W+0.5];B[dd];W[pp])").games.remove(0);
+        let row = GameRow::from_record(&rec.expect("the game reads"), "t", "t.sgf", None, &[]);
+        let b = wall(3);
+        // Its own judgement: the count names Black against RE[W+0.5], and the flip is weighed.
+        let j = crate::scoring::judge(&b, None, Color::White);
+        let v = verdict_of(&row, &b, &j, None, ScoreJudge::Kibo).expect("the board's own judgement");
+        assert!(v.counted_margin.is_some_and(|m| m > 2.0), "{v:?}");
+        // A judgement of another board (one chain there too, another one): an error that
+        // names the game, not an `undecided` verdict.
+        let other = crate::scoring::judge(&wall(4), None, Color::White);
+        let e = verdict_of(&row, &b, &other, None, ScoreJudge::Kibo).expect_err("a mismatch");
+        let e = format!("{e:#}");
+        assert!(e.starts_with("t.sgf (game 0): the judgement does not match the board"), "{e}");
+    }
 }

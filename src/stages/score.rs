@@ -153,7 +153,7 @@ pub fn score_report(
 fn evidence_lines(j: &crate::scoring::Judgement) -> String {
     use crate::scoring::ChainStatus;
     let mut out = String::from("chains:\n");
-    let mut alive: Vec<(&str, u32)> = Vec::new();
+    let mut alive: Vec<(crate::scoring::Evidence, u32)> = Vec::new();
     for c in &j.chains {
         if c.status == ChainStatus::Alive {
             match alive.iter_mut().find(|(w, _)| *w == c.why) {
@@ -205,7 +205,7 @@ fn score_json(
         .iter()
         .map(|c| {
             json!({"at": c.at.to_gtp(), "color": c.color.name(), "stones": c.stones, "status": c.status.as_str(),
-                   "own_share": c.own_share, "why": c.why, "proven": c.proven})
+                   "own_share": c.own_share, "why": c.why.as_str(), "proven": c.proven})
         })
         .collect();
     let rows: Vec<String> = marks.chunks(N).map(|r| String::from_utf8_lossy(r).into_owned()).collect();
