@@ -34,13 +34,19 @@ pub(super) struct ScoreArgs {
     katago: KatagoJudgeArgs,
 }
 
-/// `kibo score`: an unreadable file or game is a setup error.
+/// `kibo score`: an unreadable file or game is a setup error (exit 2); a judgement that
+/// does not match its board is a bug in kibo (exit 3).
 pub(super) fn exec(a: ScoreArgs) -> anyhow::Result<i32> {
     let pictures = crate::stages::score::Pictures { png: a.png.as_deref(), svg: a.svg.as_deref(), json: a.json };
     let mut cfg = crate::config::FilterConfig::default();
     a.katago.apply(a.score_check, &mut cfg)?;
-    let text = crate::stages::score::score_report(&a.file, a.game, pictures, &cfg)
-        .map_err(|e| SetupError(format!("{e:#}")))?;
+    let text = crate::stages::score::score_report(&a.file, a.game, pictures, &cfg).map_err(|e| {
+        if e.chain().any(|c| c.is::<crate::scoring::JudgementMismatch>()) {
+            e
+        } else {
+            SetupError(format!("{e:#}")).into()
+        }
+    })?;
     print!("{text}");
     Ok(Exit::Ok as i32)
 }
