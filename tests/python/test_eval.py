@@ -352,10 +352,7 @@ def test_engine_figures_from_a_labels_table(kibo, sample_out, tmp_path):
     types = {"move_number": pa.uint16(), "engine_move_index": pa.uint16(), "winrate_black": pa.float32(),
              "score_lead_black": pa.float32(), "score_stdev": pa.float32(), "visits": pa.uint32(),
              "engine_top": pa.list_(top_type)}
-    (out / "labels").mkdir()
-    table = pa.table({k: pa.array(v, types.get(k, pa.utf8())) for k, v in cols.items()})
-    pq.write_table(table.replace_schema_metadata({"kibo.labels_version": LABELS_VERSION}),
-                   out / "labels" / "part-00000.parquet", compression="zstd")
+    write_labels(out, pa.table({k: pa.array(v, types.get(k, pa.utf8())) for k, v in cols.items()}))
     rows = rows_of(dest)
     assert {r["symmetry"] for r in rows} != {0}
     rep = run_eval(kibo, dest, [{"id": r["id"], "answer": r["answer"]} for r in rows], tmp_path)
@@ -393,9 +390,15 @@ def labels_table(out, lead_of):
     types = {"move_number": pa.uint16(), "engine_move_index": pa.uint16(), "winrate_black": pa.float32(),
              "score_lead_black": pa.float32(), "score_stdev": pa.float32(), "visits": pa.uint32(),
              "engine_top": pa.list_(top_type)}
-    table = pa.table({k: pa.array(v, types.get(k, pa.utf8())) for k, v in cols.items()})
+    write_labels(out, pa.table({k: pa.array(v, types.get(k, pa.utf8())) for k, v in cols.items()}))
+
+
+def write_labels(out, table):
+    """`table` as OUT/labels/part-00000.parquet, a kibo table of this labels version (the
+    metadata kibo's one reader checks: the samples' schema version, `LABELS_VERSION`)."""
     schema_version = pq.read_metadata(next((out / "samples").glob("*.parquet"))).metadata[b"kibo.schema_version"]
-    table = table.replace_schema_metadata({b"kibo.schema_version": schema_version, b"kibo.labels_version": b"1"})
+    table = table.replace_schema_metadata({b"kibo.schema_version": schema_version,
+                                           b"kibo.labels_version": LABELS_VERSION.encode()})
     (out / "labels").mkdir()
     pq.write_table(table, out / "labels" / "part-00000.parquet", compression="zstd")
 
