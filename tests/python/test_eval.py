@@ -16,6 +16,7 @@ import pathlib
 import re
 import subprocess
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -325,14 +326,11 @@ def test_engine_figures_from_a_labels_table(kibo, sample_out, tmp_path):
     seventh for the rest, each listed move with the side to move's lead 10 − its place.
     The true answers then give engine_top1 a third, engine_top5 two thirds, every answer
     in the list, and the mean score loss of the places: through the set's eight symmetries."""
-    import pyarrow as pa
     import shutil
     out = tmp_path / "out"
     shutil.copytree(sample_out, out)
     dest = export(kibo, out, tmp_path / "set", "--mix", "next-move=1")
     samples = pq.read_table(out / "samples", columns=["game_id", "move_number", "move", "to_play", "split"]).to_pylist()
-    top_type = pa.struct([("move", pa.utf8()), ("prior", pa.float32()), ("visits", pa.uint32()),
-                          ("winrate_black", pa.float32()), ("score_lead_black", pa.float32())])
     cols = {k: [] for k in ["game_id", "move_number", "split", "engine_move", "engine_move_index", "winrate_black",
                             "score_lead_black", "score_stdev", "visits", "engine_top", "sent"]}
     place_of = {}
@@ -349,10 +347,7 @@ def test_engine_figures_from_a_labels_table(kibo, sample_out, tmp_path):
                        ("score_lead_black", 10.0 * sign), ("score_stdev", 1.0), ("visits", 1), ("engine_top", top),
                        ("sent", "history")]:
             cols[key].append(v)
-    types = {"move_number": pa.uint16(), "engine_move_index": pa.uint16(), "winrate_black": pa.float32(),
-             "score_lead_black": pa.float32(), "score_stdev": pa.float32(), "visits": pa.uint32(),
-             "engine_top": pa.list_(top_type)}
-    write_labels(out, pa.table({k: pa.array(v, types.get(k, pa.utf8())) for k, v in cols.items()}))
+    write_labels(out, cols)
     rows = rows_of(dest)
     assert {r["symmetry"] for r in rows} != {0}
     rep = run_eval(kibo, dest, [{"id": r["id"], "answer": r["answer"]} for r in rows], tmp_path)
@@ -373,10 +368,7 @@ def labels_table(out, lead_of):
     """A labels table for the test split of `out` (docs/schema.md, `labels`; a kibo table,
     so that `kibo export vlm --mix judge=...` reads it): KataGo's move the move played,
     Black's score lead `lead_of(k)` for the k-th test sample."""
-    import pyarrow as pa
     samples = pq.read_table(out / "samples", columns=["game_id", "move_number", "move", "split"]).to_pylist()
-    top_type = pa.struct([("move", pa.utf8()), ("prior", pa.float32()), ("visits", pa.uint32()),
-                          ("winrate_black", pa.float32()), ("score_lead_black", pa.float32())])
     cols = {k: [] for k in ["game_id", "move_number", "split", "engine_move", "engine_move_index", "winrate_black",
                             "score_lead_black", "score_stdev", "visits", "engine_top", "sent"]}
     for k, s in enumerate(r for r in samples if r["split"] == "test"):
@@ -387,15 +379,19 @@ def labels_table(out, lead_of):
                        ("score_lead_black", lead_of(k)), ("score_stdev", 1.0), ("visits", 1), ("engine_top", top),
                        ("sent", "history")]:
             cols[key].append(v)
+    write_labels(out, cols)
+
+
+def write_labels(out, cols):
+    """The columns `cols` (name: values) as OUT/labels/part-00000.parquet, a kibo table of
+    this labels version (the metadata kibo's one reader checks: the samples' schema
+    version, `LABELS_VERSION`)."""
+    top_type = pa.struct([("move", pa.utf8()), ("prior", pa.float32()), ("visits", pa.uint32()),
+                          ("winrate_black", pa.float32()), ("score_lead_black", pa.float32())])
     types = {"move_number": pa.uint16(), "engine_move_index": pa.uint16(), "winrate_black": pa.float32(),
              "score_lead_black": pa.float32(), "score_stdev": pa.float32(), "visits": pa.uint32(),
              "engine_top": pa.list_(top_type)}
-    write_labels(out, pa.table({k: pa.array(v, types.get(k, pa.utf8())) for k, v in cols.items()}))
-
-
-def write_labels(out, table):
-    """`table` as OUT/labels/part-00000.parquet, a kibo table of this labels version (the
-    metadata kibo's one reader checks: the samples' schema version, `LABELS_VERSION`)."""
+    table = pa.table({k: pa.array(v, types.get(k, pa.utf8())) for k, v in cols.items()})
     schema_version = pq.read_metadata(next((out / "samples").glob("*.parquet"))).metadata[b"kibo.schema_version"]
     table = table.replace_schema_metadata({b"kibo.schema_version": schema_version,
                                            b"kibo.labels_version": LABELS_VERSION.encode()})
@@ -455,7 +451,6 @@ def copy_set(src, dst):
 def set_with(src, dst, pick, field, value):
     """A copy of the Parquet set `src` at `dst` with `field` of its first row that `pick`
     accepts set to `value` (every part file rewritten); returns the copy and that row."""
-    import pyarrow as pa
     copy_set(src, dst)
     first = next(r for r in rows_of(dst) if pick(r))
     for f in sorted((dst / "test").glob("*.parquet")):
