@@ -20,7 +20,8 @@ use crate::stages::export::vlm::Notation;
 /// the games are Japanese- and Chinese-rules games).
 pub fn legal(t: &Truth, m: Move) -> bool {
     let Ok(mut b) = Board::from_cells(&t.board) else { return false };
-    let c = Color::from_u8(t.to_play).unwrap_or(Color::Black);
+    // `to_play` is 1 or 2: the set's reader refuses any other value (`set::Sample::truth`).
+    let Some(c) = Color::from_u8(t.to_play) else { return false };
     b.set_ko(t.ko.map(|p| (p, c)));
     b.is_legal(c, m, &Rules { multi_stone_suicide: false }).is_ok()
 }

@@ -353,22 +353,54 @@ fn read_truths(
         let (br, wr) = (c.prim::<Int16Type>("black_rank_num")?, c.prim::<Int16Type>("white_rank_num")?);
         for i in 0..b.num_rows() {
             let Some(&k) = at.get(&(gid.value(i).to_string(), mn.value(i))) else { continue };
-            let s = rows[k].symmetry;
-            let mut pictured = [0u8; NN];
-            for (j, &v) in board.value(i).iter().enumerate().take(NN) {
-                pictured[symmetry_index(j as u16, s) as usize] = v;
-            }
             let ranks = if to_play.value(i) == 2 { wr } else { br };
-            truths[k] = Some(Truth {
-                board: pictured,
+            let sample = Sample {
+                board: board.value(i),
                 to_play: to_play.value(i),
-                mv: Move::from_index(symmetry_index(mv.value(i), s)).unwrap_or(Move::Pass),
-                ko: (!ko.is_null(i)).then(|| Point::from_index(symmetry_index(ko.value(i), s))).flatten(),
+                mv: mv.value(i),
+                ko: (!ko.is_null(i)).then(|| ko.value(i)),
                 rank: (!ranks.is_null(i)).then(|| ranks.value(i)),
-            });
+            };
+            let truth = sample.truth(rows[k].symmetry).with_context(|| {
+                format!("{}: game {} move {} (a damaged samples table)", shard.display(), gid.value(i), mn.value(i))
+            })?;
+            truths[k] = Some(truth);
         }
         Ok(())
     })
+}
+
+/// A samples row's values the truth is made from, as stored.
+struct Sample<'a> {
+    board: &'a [u8],
+    to_play: u8,
+    mv: u16,
+    ko: Option<u16>,
+    rank: Option<i16>,
+}
+
+impl Sample<'_> {
+    /// The truth in the picture's frame (symmetry `s`); a value the samples table cannot
+    /// hold (a board of another size, a cell or side to move that is not 0/1/2, a move that
+    /// is neither a point nor a pass, a ko off the board) is an error, never a pass or Black.
+    fn truth(&self, s: u8) -> anyhow::Result<Truth> {
+        anyhow::ensure!(self.board.len() == NN, "a board of {} cells, not {NN}", self.board.len());
+        anyhow::ensure!(matches!(self.to_play, 1 | 2), "to_play {} is neither 1 (Black) nor 2 (White)", self.to_play);
+        let mut pictured = [0u8; NN];
+        for (j, &v) in self.board.iter().enumerate() {
+            anyhow::ensure!(v <= 2, "board cell {j} is {v}, not 0, 1 or 2");
+            pictured[symmetry_index(j as u16, s) as usize] = v;
+        }
+        let mv = Move::from_index(symmetry_index(self.mv, s))
+            .with_context(|| format!("move {} is neither a point (0-360) nor a pass (361)", self.mv))?;
+        let ko = match self.ko {
+            None => None,
+            Some(k) => Some(
+                Point::from_index(symmetry_index(k, s)).with_context(|| format!("ko_point {k} is off the board"))?,
+            ),
+        };
+        Ok(Truth { board: pictured, to_play: self.to_play, mv, ko, rank: self.rank })
+    }
 }
 
 /// KataGo's reading of each row from `OUT/labels` (none when the folder is missing).
@@ -401,6 +433,22 @@ fn read_labels(out: &Path, rows: &[Row], at: &HashMap<(String, u16), usize>) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_damaged_samples_value_is_an_error_never_a_pass_or_black() {
+        let board = [0u8; NN];
+        let ok = Sample { board: &board, to_play: 2, mv: 361, ko: Some(60), rank: None };
+        let t = ok.truth(0).unwrap();
+        assert_eq!((t.to_play, t.mv, t.ko), (2, Move::Pass, Point::from_index(60)));
+        let err = |s: Sample| format!("{:#}", s.truth(3).unwrap_err());
+        assert!(err(Sample { mv: 362, ..ok }).contains("move 362 is neither"));
+        assert!(err(Sample { to_play: 0, ..ok }).contains("to_play 0"));
+        assert!(err(Sample { ko: Some(361), ..ok }).contains("ko_point 361"));
+        assert!(err(Sample { board: &board[..360], ..ok }).contains("360 cells"));
+        let mut bad = board;
+        bad[7] = 3;
+        assert!(err(Sample { board: &bad, ..ok }).contains("cell 7 is 3"));
+    }
 
     fn row(task: Task, question: Option<Question>, answer: &str) -> Row {
         Row {
