@@ -401,7 +401,7 @@ impl KatagoConfig {
 }
 
 /// `filter.score_check` (docs/scoring.md, "Modes").
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ScoreCheckMode {
     /// Benson, the conservative rules, the random playouts and the markup.

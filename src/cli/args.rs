@@ -59,7 +59,7 @@ pub(super) struct RunArgs {
     /// playouts), katago (full, then KataGo's ownership for the games left undecided or
     /// winner_differs), off; overrides `filter.score_check` (default full).
     #[arg(long, value_enum)]
-    pub(super) score_check: Option<ScoreCheckMode>,
+    pub(super) score_check: Option<ScoreCheck>,
     #[command(flatten)]
     pub(super) katago: KatagoJudgeArgs,
     #[command(flatten)]
@@ -117,17 +117,43 @@ impl KatagoJudgeArgs {
     /// binary, model and config exist (a setup error, before anything is written).
     pub(super) fn apply(
         &self,
-        score_check: Option<ScoreCheckMode>,
+        score_check: Option<ScoreCheck>,
         cfg: &mut crate::config::FilterConfig,
     ) -> anyhow::Result<()> {
         if let Some(m) = score_check {
-            cfg.score_check = m;
+            cfg.score_check = m.into();
         }
         self.apply_to(&mut cfg.katago);
         if cfg.score_check == ScoreCheckMode::Katago {
             cfg.katago.settings().check().map_err(|e| SetupError(format!("{e:#}")))?;
         }
         Ok(())
+    }
+}
+
+/// `--score-check`: the command line's spelling of `config::ScoreCheckMode` (clap stays
+/// in `cli`; the pipeline file's `filter.score_check` takes the same words).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(super) enum ScoreCheck {
+    /// Benson, the conservative rules, the random playouts and the markup.
+    Full,
+    /// Benson, the conservative rules and the markup; no playouts.
+    Rules,
+    /// Full, then KataGo's ownership maps as the evidence for life and death in the
+    /// games the full count leaves `undecided` or calls `winner_differs` (kibo counts).
+    Katago,
+    /// No count: the score columns stay empty.
+    Off,
+}
+
+impl From<ScoreCheck> for ScoreCheckMode {
+    fn from(m: ScoreCheck) -> Self {
+        match m {
+            ScoreCheck::Full => ScoreCheckMode::Full,
+            ScoreCheck::Rules => ScoreCheckMode::Rules,
+            ScoreCheck::Katago => ScoreCheckMode::Katago,
+            ScoreCheck::Off => ScoreCheckMode::Off,
+        }
     }
 }
 

@@ -4,9 +4,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::args::KatagoJudgeArgs;
+use super::args::{KatagoJudgeArgs, ScoreCheck};
 use super::exit::Exit;
-use crate::config::ScoreCheckMode;
 use crate::error::SetupError;
 
 #[derive(Args, Debug)]
@@ -29,7 +28,7 @@ pub(super) struct ScoreArgs {
     /// How to count: full (default), rules, katago (KataGo's ownership as the evidence
     /// when kibo's judge leaves the game undecided or counts another winner), off.
     #[arg(long, value_enum)]
-    score_check: Option<ScoreCheckMode>,
+    score_check: Option<ScoreCheck>,
     #[command(flatten)]
     katago: KatagoJudgeArgs,
 }
