@@ -9,6 +9,7 @@ pub mod filter;
 pub mod inspect;
 pub mod label;
 pub mod part;
+pub mod play;
 pub mod report;
 pub mod sample;
 pub mod score;
