@@ -624,20 +624,6 @@ pub fn count_game(
     count_game_checked(g, tb, tw, komi_override, ScoreCheckMode::Full)
 }
 
-/// [`count_game_checked`] for a caller that takes only a count: a count that meets a bug
-/// in kibo gives `None`, as a game that was not counted (the katago export, which takes
-/// only a count that agrees with `RE`; such a count never meets one: the check that
-/// does runs on `winner_differs` alone).
-pub fn count_game_with(
-    g: &GameRow,
-    tb: &[Point],
-    tw: &[Point],
-    komi_override: Option<f32>,
-    mode: ScoreCheckMode,
-) -> Option<Counted> {
-    count_game_checked(g, tb, tw, komi_override, mode).ok().flatten()
-}
-
 /// [`count_game`] in a [`ScoreCheckMode`]: `Rules` judges without playouts
 /// ([`crate::scoring::judge_with`]); `Off` counts nothing (`None`).
 pub fn count_game_checked(

@@ -265,7 +265,7 @@ pub fn run(out: &Path, o: &KatagoOptions) -> anyhow::Result<KatagoReport> {
             .par_iter()
             .map_init(V7Encoder::new, |enc, &gi| {
                 let g = &games[gi];
-                let fin = rows::final_count(g);
+                let fin = rows::final_count(g)?;
                 let mut v = Vec::with_capacity(wanted[gi].len() * 2048);
                 rows::game_rows(g, gi as u32, &wanted[gi], fin.as_ref(), opts, enc, &mut v)?;
                 Ok((v, fin.is_some()))

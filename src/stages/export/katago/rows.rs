@@ -188,17 +188,17 @@ pub struct Final {
 }
 
 /// The count of `g`, when the games table says it agrees with `RE` and a recount (no
-/// markup) gives the same margin.
-pub fn final_count(g: &GameRow) -> Option<Final> {
-    let v = g.score.as_ref()?;
-    if v.check != ScoreCheck::Agrees {
-        return None;
-    }
-    let c = crate::stages::filter::count_game_with(g, &[], &[], None, crate::config::ScoreCheckMode::Full)?;
-    let (board, j) = c.end?;
-    if c.verdict.check != ScoreCheck::Agrees || c.verdict.counted_margin != v.counted_margin {
-        return None;
-    }
+/// markup) gives the same margin; an error when the recount meets a bug in kibo.
+pub fn final_count(g: &GameRow) -> anyhow::Result<Option<Final>> {
+    let Some(v) = g.score.as_ref().filter(|v| v.check == ScoreCheck::Agrees) else { return Ok(None) };
+    let c = crate::stages::filter::count_game(g, &[], &[], None)?;
+    let Some((board, j)) = c.and_then(|c| {
+        (c.verdict.check == ScoreCheck::Agrees && c.verdict.counted_margin == v.counted_margin)
+            .then_some(c.end)
+            .flatten()
+    }) else {
+        return Ok(None);
+    };
     let mut area = [0u8; NN];
     Area::new().calculate(&board, true, &mut area);
     let mut own = [0i8; NN];
@@ -213,7 +213,7 @@ pub fn final_count(g: &GameRow) -> Option<Final> {
             seki[p] = if area[p] == 1 { 1 } else { -1 };
         }
     }
-    Some(Final { margin: v.counted_margin?, own, seki })
+    Ok(v.counted_margin.map(|margin| Final { margin, own, seki }))
 }
 
 /// Shuffle key of a row: the first 8 bytes of `blake3("kibo.katago.v1\0" ‖ seed ‖ game_id ‖ move)`.
