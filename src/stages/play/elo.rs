@@ -16,8 +16,9 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The normal distribution's 97.5% quantile (a two-sided 95% interval).
-pub const Z95: f64 = 1.959_963_984_540_054;
+/// The normal distribution's 97.5% quantile (a two-sided 95% interval), as `kibo eval`'s
+/// rates use it.
+pub use crate::stages::eval::stats::Z95;
 
 /// What a zero count is taken as for the Elo and its margin (fishtest's 1e-3).
 pub const ZERO_COUNT: f64 = 1e-3;
