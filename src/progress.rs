@@ -21,7 +21,7 @@ impl Progress {
                 let b = ProgressBar::with_draw_target(Some(t), target);
                 b.set_style(
                     ProgressStyle::with_template(&format!(
-                        "{stage:>7} [{{bar:30}}] {{human_pos}}/{{human_len}} {unit} {{per_sec}} ETA {{eta}}"
+                        "{stage:>7} [{{bar:30}}] {{human_pos}}/{{human_len}} {unit} {{per_sec}} ETA {{eta}} {{msg}}"
                     ))
                     .expect("invariant: template is valid")
                     .progress_chars("=> "),
@@ -57,6 +57,11 @@ impl Progress {
     pub fn add_bytes(&self, n: u64) {
         let total = self.bytes.fetch_add(n, std::sync::atomic::Ordering::Relaxed) + n;
         self.bar.set_message(format!("{:.1} MB read", total as f64 / 1e6));
+    }
+
+    /// Shows `m` after the counts (a match's games an hour and score).
+    pub fn message(&self, m: String) {
+        self.bar.set_message(m);
     }
 
     /// Removes the bar.

@@ -22,6 +22,7 @@ mod export;
 mod filter;
 mod label;
 mod part;
+mod play;
 mod resolve;
 mod sample;
 mod score;
@@ -78,6 +79,9 @@ enum Cmd {
     /// Score a model's answers to an evaluation set (`kibo export vlm --splits test`):
     /// every rate with its 95% interval, the coordinate errors named (docs/eval.md).
     Eval(eval::EvalArgs),
+    /// Play models and engines against each other: every game counted and kept as SGF,
+    /// the Elo difference with its 95% interval, LOS and an optional SPRT (docs/match.md).
+    Match(play::MatchArgs),
 }
 
 /// Parses `std::env::args` and runs; returns the exit code.
@@ -107,5 +111,6 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Cmd::Export(c) => export::exec(c),
         Cmd::Label(a) => label::exec(a),
         Cmd::Eval(a) => eval::exec(a),
+        Cmd::Match(a) => play::exec(a),
     }
 }

@@ -103,6 +103,17 @@ pub fn ownership_from_markup(board: &Board, tb: &[Point], tw: &[Point]) -> Owner
     own
 }
 
+/// The position counted as it stands: every stone alive, nothing dead, no seki; an
+/// empty area belongs to the colour that alone borders it, else to nobody. The
+/// reference count of a game stopped before its end (`kibo match --max-moves` without
+/// KataGo: "territory and captures, dead stones not judged", docs/match.md).
+pub fn ownership_as_it_stands(board: &Board) -> Ownership {
+    let pos = Pos::new(board);
+    let ch = Chains::new(&pos);
+    let nch = ch.len();
+    assemble(&pos, &ch, &vec![false; nch], &vec![true; nch], &Seki { chain: vec![false; nch], point: [false; NN] })
+}
+
 /// Counts a final position.
 ///
 /// `own` says who owns each point and which stones are dead (a stone is dead iff it is

@@ -61,7 +61,7 @@ use crate::coord::{Point, NN};
 use crate::engine::Board;
 
 pub use benson::{benson_pass_alive, ownership_conservative};
-pub use count::{check_result, count, default_komi, ownership_from_markup, MARGIN_TOLERANCE};
+pub use count::{check_result, count, default_komi, ownership_as_it_stands, ownership_from_markup, MARGIN_TOLERANCE};
 pub use engine_judge::{judge_by_ownership, OwnershipMaps, DAME_OWNERSHIP, LIFE_OWNERSHIP};
 pub use flip::{flip_doubt, flip_near_the_line, JudgementMismatch, FLIP_MARGIN};
 pub use influence::{influence, influence_areas, INFLUENCE_DECAY, INFLUENCE_RADIUS};

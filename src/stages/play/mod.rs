@@ -1,6 +1,20 @@
-//! `kibo match` (issue 55, being built): models and engines playing each other.
-//! [`player`]: what a player is; [`elo`]: the Elo difference with its 95% interval, the
-//! likelihood of superiority and the SPRT that stops a match early, as cutechess-cli
-//! computes them.
+//! `kibo match` (docs/match.md): models and engines playing each other, every game
+//! counted and kept, the strength with its interval.
+//!
+//! * [`player`]: what a player is; [`players`]: the `--player NAME=SPEC` specs and how each
+//!   is made ([`gtp`]: any GTP engine; [`random`]).
+//! * [`game`]: one game (the rules, invalid answers, the end); [`count`]: how it is counted.
+//! * [`record`]: a game as the match keeps it (its record and SGF); [`run`]: the schedule,
+//!   concurrency, resume and the SPRT stop; [`report`]: match.json; [`elo`]: the Elo
+//!   difference with its 95% interval, LOS and the SPRT, as cutechess-cli computes them.
+pub mod count;
 pub mod elo;
+pub mod game;
+pub mod gtp;
+pub mod openings;
 pub mod player;
+pub mod players;
+pub mod random;
+pub mod record;
+pub mod report;
+pub mod run;

@@ -8,7 +8,7 @@
 
 use crate::color::Color;
 use crate::coord::{Move, Point};
-use crate::engine::Board;
+use crate::engine::{Board, SuperkoHistory};
 use crate::scoring::RuleSet;
 
 /// A game as a player is shown it before each move.
@@ -21,6 +21,8 @@ pub struct Seen<'a> {
     pub moves: &'a [(Color, Move)],
     /// The stones set before the first move (handicap, `AB`).
     pub setup: &'a [(Color, Point)],
+    /// The positions so far, for positional superko (the match's ko rule).
+    pub history: &'a SuperkoHistory,
     /// Komi given to White.
     pub komi: f32,
     /// The counting rules.
