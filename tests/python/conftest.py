@@ -1,6 +1,7 @@
 """Shared fixtures: the kibo binary and a pipeline run on the embedded sample."""
 import os
 import pathlib
+import shutil
 import subprocess
 
 import pytest
@@ -31,6 +32,14 @@ def shared_path(sub):
 def shared():
     """The shared-corpus lookup, as a fixture: `shared("dev")` (see `shared_path`)."""
     return shared_path
+
+
+def gnugo_binary():
+    """GNU Go (`make debs` installs the Debian package, in /usr/games); a failure when absent."""
+    for p in (shutil.which("gnugo"), "/usr/games/gnugo"):
+        if p and os.access(p, os.X_OK):
+            return p
+    pytest.fail("gnugo not found (PATH, /usr/games): install the Debian package gnugo (`make debs`)", pytrace=False)
 
 
 KATAGO_HOME = pathlib.Path(os.environ.get("KATAGO_HOME") or pathlib.Path.home() / ".cache" / "kibo-katago")

@@ -16,7 +16,6 @@ is a failure (the Makefile installs it), a missing corpus follows `shared`.
 import json
 import os
 import pathlib
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -29,16 +28,10 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "checks"))
 import score_figures  # noqa: E402
 from score_figures import AnswersDiffer, cached_margins, record_digest, spot_checked  # noqa: E402
 from tar_members import extract_members  # noqa: E402
+from conftest import gnugo_binary  # noqa: E402
 
 MIN_GAMES = 400
 MIN_AGREEMENT = 0.98
-
-
-def gnugo_binary():
-    for p in (shutil.which("gnugo"), "/usr/games/gnugo"):
-        if p and os.access(p, os.X_OK):
-            return p
-    pytest.fail("gnugo not found (PATH, /usr/games): install the Debian package gnugo (`make debs`)", pytrace=False)
 
 
 def test_gnugo_agrees_with_kibo_on_the_winner(kibo, shared, tmp_path):
