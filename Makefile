@@ -29,7 +29,7 @@ KGS    ?= $(SHARED)/dev/kgs-2001-archive
 INPUT_FLAGS := $(foreach i,$(INPUT),--input $(i)) $(if $(LICENCE),--licence '$(LICENCE)',)
 THREAD_FLAGS := $(if $(THREADS),--threads $(THREADS),)
 
-.PHONY: python-check label eval-baselines katago ladder-compare test-train spark spark-check bench-spark bench-scale bench-compare lint debs fuzz all build run filter split sample stats test test-fetch test-rust-all test-rust test-polars test-python bench venv clean
+.PHONY: python-check match label eval-baselines katago ladder-compare test-train spark spark-check bench-spark bench-scale bench-compare lint debs fuzz all build run filter split sample stats test test-fetch test-rust-all test-rust test-polars test-python bench venv clean
 
 all: build
 
@@ -54,6 +54,17 @@ split: build
 ## 20 random samples (seed from the pipeline) as pictures, text, SGF and one review page.
 sample: build
 	$(KIBO) sample --out $(OUT) --pipeline $(PIPELINE) $(if $(N),--n $(N),)
+
+## Models and engines played against each other (docs/match.md): by default GNU Go at
+## level 1 against the random player, GAMES games, into MATCH (a rerun finishes it).
+## make match [MATCH=out/match] [GAMES=10] [PLAYERS='--player a=SPEC --player b=SPEC'] [MATCH_FLAGS=...]
+MATCH   ?= out/match
+GAMES   ?= 10
+GNUGO   := $(firstword $(wildcard /usr/games/gnugo /usr/bin/gnugo) gnugo)
+PLAYERS ?= --player 'gnugo-1=gtp:$(GNUGO) --mode gtp --level 1' --player random=random
+match: build
+	@command -v $(GNUGO) >/dev/null || $(MAKE) debs
+	$(KIBO) match --to $(MATCH) $(PLAYERS) --games $(GAMES) $(MATCH_FLAGS)
 
 ## KataGo's reading of the positions `kibo export vlm --limit LIMIT` draws (docs/labels.md):
 ## make label OUT=<kibo run output> [LIMIT=100000] [VISITS=1] [LABEL_FLAGS="--policy --ownership"]
