@@ -12,7 +12,7 @@ use crate::error::SetupError;
 use crate::scoring::RuleSet;
 use crate::stages::play::count::CountRules;
 use crate::stages::play::elo::Sprt;
-use crate::stages::play::game::{GameSettings, OnInvalid};
+use crate::stages::play::game::{GameSettings, OnInvalid, Resign};
 use crate::stages::play::players::{PlayerDef, PlayerEnv};
 use crate::stages::play::run::{self, MatchOptions};
 
@@ -70,6 +70,13 @@ pub(super) struct MatchArgs {
     /// auto: katago when `make katago`'s engine and net are there.
     #[arg(long, value_enum, default_value = "auto")]
     count_stopped: CountStopped,
+    /// Adjudicate: a side whose winrate (KataGo's analysis after each move, at
+    /// --katago-visits) stays under this for --resign-moves moves in a row loses (`B+R`/`W+R`).
+    #[arg(long)]
+    resign_below: Option<f32>,
+    /// Moves in a row under --resign-below.
+    #[arg(long, default_value_t = 6, requires = "resign_below")]
+    resign_moves: u32,
     #[command(flatten)]
     katago: KatagoJudgeArgs,
 }
@@ -146,14 +153,21 @@ fn options(a: &MatchArgs) -> anyhow::Result<MatchOptions> {
     let mut k = crate::config::KatagoConfig::default();
     a.katago.apply_to(&mut k);
     let katago = k.settings_in("match");
-    let judge = match a.count_stopped {
-        CountStopped::Reference => None,
-        CountStopped::Katago => {
-            katago.check().map_err(|e| SetupError(format!("--count-stopped katago: {e:#}")))?;
-            Some(katago.clone())
-        }
-        CountStopped::Auto => katago.check().is_ok().then(|| katago.clone()),
+    let need = |flag: &str| katago.check().map_err(|e| SetupError(format!("{flag}: {e:#}")));
+    let stopped_by_katago = match a.count_stopped {
+        CountStopped::Reference => false,
+        CountStopped::Katago => need("--count-stopped katago").map(|_| true)?,
+        CountStopped::Auto => katago.check().is_ok(),
     };
+    let resign = match a.resign_below {
+        Some(below) if below > 0.0 && below < 0.5 && a.resign_moves > 0 => {
+            need("--resign-below")?;
+            Some(Resign { below, moves: a.resign_moves })
+        }
+        Some(_) => return crate::error::setup("--resign-below takes a winrate in (0, 0.5), --resign-moves at least 1"),
+        None => None,
+    };
+    let judge = (stopped_by_katago || resign.is_some()).then(|| katago.clone());
     let openings = match (&a.openings, a.opening_moves) {
         (Some(out), Some(k)) => crate::stages::play::openings::from_test_split(out, k)?,
         _ => Vec::new(),
@@ -168,6 +182,8 @@ fn options(a: &MatchArgs) -> anyhow::Result<MatchOptions> {
         max_moves: a.max_moves,
         retries: a.retries,
         on_invalid: if a.on_invalid == Invalid::Lose { OnInvalid::Lose } else { OnInvalid::Pass },
+        stopped_by_katago,
+        resign,
     };
     let env = PlayerEnv { timeout: Duration::from_secs_f64(a.timeout), log_dir: a.to.join("log"), katago };
     Ok(MatchOptions {

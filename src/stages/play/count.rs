@@ -32,14 +32,45 @@ impl KatagoJudge {
         KatagoJudge { settings, engine: Mutex::new(None) }
     }
 
-    fn ownership(&self, name: &str, board: &Board, r: &CountRules) -> anyhow::Result<crate::scoring::OwnershipMaps> {
+    /// Runs `f` on the engine, started at the first call.
+    fn with<T>(&self, f: impl FnOnce(&mut crate::analysis::Katago) -> anyhow::Result<T>) -> anyhow::Result<T> {
         let mut guard = self.engine.lock().map_err(|_| anyhow::anyhow!("the KataGo judge's lock is poisoned"))?;
         if guard.is_none() {
             *guard = Some(crate::analysis::Katago::start(&self.settings)?);
         }
-        let engine = guard.as_mut().ok_or_else(|| anyhow::anyhow!("KataGo did not start"))?;
+        f(guard.as_mut().ok_or_else(|| anyhow::anyhow!("KataGo did not start"))?)
+    }
+
+    fn ownership(&self, name: &str, board: &Board, r: &CountRules) -> anyhow::Result<crate::scoring::OwnershipMaps> {
         let pos = crate::analysis::Position { game: name, board, rules: r.rules, komi: r.komi };
-        engine.ownership(&[pos])?.pop().ok_or_else(|| anyhow::anyhow!("{name}: KataGo gave no ownership"))
+        self.with(|k| k.ownership(&[pos])?.pop().ok_or_else(|| anyhow::anyhow!("{name}: KataGo gave no ownership")))
+    }
+
+    /// KataGo's winrate for Black after `moves` (from the empty board with `setup`), at the
+    /// judge's visits: the evidence of `--resign-below`.
+    pub fn winrate_black(
+        &self,
+        name: &str,
+        setup: &[(Color, crate::coord::Point)],
+        moves: &[(Color, crate::coord::Move)],
+        r: &CountRules,
+    ) -> anyhow::Result<Option<f32>> {
+        use crate::analysis::label::{Answer, Ask, GameQuery};
+        let q = GameQuery {
+            name: name.to_string(),
+            rules: r.rules.as_str(),
+            komi: r.komi,
+            setup: setup.to_vec(),
+            first_player: moves.first().map_or(if setup.is_empty() { Color::Black } else { Color::White }, |m| m.0),
+            moves: moves.to_vec(),
+            turns: vec![moves.len() as u32],
+        };
+        let ask = Ask { visits: self.settings.visits, ownership: false, top: 0 };
+        match self.with(|k| k.read_turns(&[q], &ask))?.pop() {
+            Some(Answer::Read(mut v)) => Ok(v.pop().and_then(|r| r.winrate_black)),
+            Some(Answer::Refused(why)) => anyhow::bail!("{name}: KataGo refused the position: {why}"),
+            None => anyhow::bail!("{name}: KataGo gave no answer"),
+        }
     }
 }
 

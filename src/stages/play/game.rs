@@ -1,7 +1,8 @@
 //! One game between two players (docs/match.md, "Games"): the opening, then each side asked
 //! in turn; every answer checked against kibo's rules (simple ko, no suicide, positional
 //! superko); an invalid answer asked again up to `retries` times, then a pass or a loss;
-//! two passes end the game, `max_moves` stops it; then the count.
+//! two passes end the game, `max_moves` stops it, KataGo's winrate may adjudicate it; then
+//! the count.
 
 use super::count::{self, CountRules, KatagoJudge};
 use super::player::{Player, Reply, Seen};
@@ -34,6 +35,34 @@ pub struct GameSettings {
     /// Requests again after an invalid answer.
     pub retries: u32,
     pub on_invalid: OnInvalid,
+    /// Games stopped at the move cap are counted by the KataGo judge (else as they stand).
+    pub stopped_by_katago: bool,
+    /// `--resign-below W --resign-moves N`: a side whose winrate (KataGo's, after each
+    /// move) stays under W for N moves in a row loses.
+    pub resign: Option<Resign>,
+}
+
+/// When KataGo's winrate ends a game.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Resign {
+    /// The winrate under which a side counts as lost.
+    pub below: f32,
+    /// Moves in a row it must stay there.
+    pub moves: u32,
+}
+
+/// Tracks the adjudication's streaks: `[black, white]` moves in a row under the threshold.
+#[derive(Default)]
+struct Streaks([u32; 2]);
+
+impl Streaks {
+    /// Adds the winrate after a move; the side that has lost, if any.
+    fn add(&mut self, winrate_black: f32, r: &Resign) -> Option<Color> {
+        for (i, w) in [winrate_black, 1.0 - winrate_black].into_iter().enumerate() {
+            self.0[i] = if w < r.below { self.0[i] + 1 } else { 0 };
+        }
+        [Color::Black, Color::White].into_iter().find(|c| self.0[side(*c)] >= r.moves)
+    }
 }
 
 /// Where a game starts.
@@ -202,6 +231,8 @@ pub fn play(
     let [black, white] = players;
     let cap = s.max_moves.unwrap_or(SAFETY_CAP).min(SAFETY_CAP) as usize;
     let mut outcome: (End, Option<Color>, Option<String>) = (End::MaxMoves, None, None);
+    let mut streaks = Streaks::default();
+    let name = format!("match game {}", f.game);
     while st.moves.len() < cap {
         if st.moves.len() >= 2 && st.passes_at_end() >= 2 {
             outcome.0 = End::TwoPasses;
@@ -215,6 +246,21 @@ pub fn play(
                 if let Err(e) = other.played(c, m) {
                     outcome = (End::Error, None, Some(format!("{}: {e:#}", f.names[side(c.opponent())])));
                     break;
+                }
+                if let (Some(r), Some(k)) = (&s.resign, katago) {
+                    match k.winrate_black(&name, &st.setup, &st.moves, &s.count) {
+                        Ok(Some(w)) => {
+                            if let Some(lost) = streaks.add(w, r) {
+                                outcome = (End::Adjudicated, Some(lost.opponent()), None);
+                                break;
+                            }
+                        }
+                        Ok(None) => {}
+                        Err(e) => {
+                            outcome = (End::Error, None, Some(format!("the KataGo adjudication: {e:#}")));
+                            break;
+                        }
+                    }
                 }
             }
             Ok(Turn::Resigned) => {
@@ -237,10 +283,9 @@ pub fn play(
     black.finish();
     white.finish();
     let (end, winner, error) = outcome;
-    let name = format!("match game {}", f.game);
     let count: Option<Count> = match end {
         End::TwoPasses => Some(count::finished(&st.board, st.to_move(), &s.count)),
-        End::MaxMoves => Some(count::stopped(&st.board, &s.count, katago, &name)?),
+        End::MaxMoves => Some(count::stopped(&st.board, &s.count, katago.filter(|_| s.stopped_by_katago), &name)?),
         _ => None,
     };
     let (winner, result) = result_of(end, winner, count.as_ref());
@@ -302,8 +347,31 @@ fn result_of(end: End, winner: Option<Color>, count: Option<&Count>) -> (Option<
         return (w, crate::scoring::count::result_text(c.margin));
     }
     match (end, winner) {
-        (End::Resign, Some(w)) => (Some(w), format!("{}+R", w.as_str())),
+        (End::Resign | End::Adjudicated, Some(w)) => (Some(w), format!("{}+R", w.as_str())),
         (End::Invalid, Some(w)) => (Some(w), format!("{}+F", w.as_str())),
         _ => (None, "Void".to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_side_under_the_threshold_for_n_moves_in_a_row_loses() {
+        let r = Resign { below: 0.05, moves: 3 };
+        let mut s = Streaks::default();
+        // White under 5% twice, then a recovery, then three times: White loses at the third.
+        assert_eq!(s.add(0.97, &r), None);
+        assert_eq!(s.add(0.99, &r), None);
+        assert_eq!(s.add(0.90, &r), None);
+        assert_eq!(s.add(0.96, &r), None);
+        assert_eq!(s.add(0.96, &r), None);
+        assert_eq!(s.add(0.951, &r), Some(Color::White));
+        let mut s = Streaks::default();
+        for _ in 0..2 {
+            assert_eq!(s.add(0.01, &r), None);
+        }
+        assert_eq!(s.add(0.049, &r), Some(Color::Black));
     }
 }

@@ -80,8 +80,11 @@ pub enum End {
     TwoPasses,
     /// Stopped at `--max-moves` (or the safety cap): counted as it stands.
     MaxMoves,
-    /// A player resigned (or KataGo's winrate adjudicated it).
+    /// A player resigned.
     Resign,
+    /// KataGo's winrate for one side stayed under `--resign-below` for `--resign-moves`
+    /// moves: that side lost, as by resignation (`RE` `B+R` / `W+R`).
+    Adjudicated,
     /// A player's invalid answers lost it (`--on-invalid lose`).
     Invalid,
     /// A player failed (an endpoint, an engine): neither won nor lost.
@@ -95,6 +98,7 @@ impl End {
             End::TwoPasses => "two_passes",
             End::MaxMoves => "max_moves",
             End::Resign => "resign",
+            End::Adjudicated => "adjudicated",
             End::Invalid => "invalid",
             End::Error => "error",
         }

@@ -37,7 +37,8 @@ pub struct MatchOptions {
     pub sprt: Option<Sprt>,
     /// The openings drawn from (empty: every game from the empty board).
     pub openings: Vec<Opening>,
-    /// KataGo for counting stopped games (`None`: counted as they stand).
+    /// KataGo's analysis engine, for counting stopped games and adjudicating
+    /// (`settings.stopped_by_katago`, `settings.resign`); `None` when neither uses it.
     pub judge: Option<crate::analysis::KatagoSettings>,
     pub env: PlayerEnv,
     pub quiet: bool,
@@ -59,7 +60,8 @@ struct Fixed {
     on_invalid: OnInvalid,
     openings: Vec<Option<String>>,
     sprt: Option<Sprt>,
-    judge: &'static str,
+    stopped_counted_by: &'static str,
+    resign: Option<game::Resign>,
 }
 
 impl Fixed {
@@ -77,7 +79,8 @@ impl Fixed {
             on_invalid: o.settings.on_invalid,
             openings: o.openings.iter().map(|op| op.id.clone()).collect(),
             sprt: o.sprt,
-            judge: if o.judge.is_some() { "katago" } else { "reference" },
+            stopped_counted_by: if o.settings.stopped_by_katago { "katago" } else { "reference" },
+            resign: o.settings.resign,
         }
     }
 }
