@@ -27,7 +27,7 @@ import kibo  # noqa: E402
 
 PASS = 361
 COMMANDS = ["protocol_version", "name", "version", "known_command", "list_commands", "boardsize", "clear_board",
-            "komi", "play", "genmove", "undo", "set_random_seed", "quit"]
+            "komi", "set_free_handicap", "play", "genmove", "undo", "set_random_seed", "quit"]
 
 
 class GtpError(Exception):
@@ -96,6 +96,15 @@ class Engine:
             self.game.komi = float(args[0])
         except (IndexError, ValueError):
             raise GtpError("komi not a float")
+        return ""
+
+    def set_free_handicap(self, args):
+        if len(args) < 2:
+            raise GtpError("bad vertex list")
+        try:
+            self.game.place_handicap(args)
+        except ValueError as e:
+            raise GtpError("board not empty" if "not empty" in str(e) else "bad vertex list")
         return ""
 
     def play(self, args):

@@ -74,6 +74,9 @@ pub struct Game {
     /// `RU` of the game, as a samples row holds it (`katago-v7` reads it).
     #[pyo3(get, set)]
     rules: Option<String>,
+    /// Black's handicap stones set before the first move ([`Game::place_handicap`]).
+    #[pyo3(get)]
+    handicap: u8,
     /// The position the planes are encoded from, reused.
     pos: Position,
 }
@@ -116,16 +119,39 @@ impl Game {
             seen,
             komi,
             rules,
+            handicap: 0,
             pos: Position::default(),
         })
     }
 
-    /// Empties the board (komi and rules stay).
+    /// Empties the board, handicap stones included (komi and rules stay).
     fn clear(&mut self) {
-        self.boards.truncate(1);
+        self.boards = vec![Board::new()];
         self.moves.clear();
         self.colors.clear();
+        self.handicap = 0;
         self.reseen();
+    }
+
+    /// Sets Black's handicap stones (GTP text, distinct points) on the empty board before
+    /// the first move, as a game's setup (`AB`, `HA` = their number): the planes see them
+    /// as a samples row of such a game does, on the board with no history.
+    fn place_handicap(&mut self, vertices: Vec<String>) -> PyResult<()> {
+        if !self.moves.is_empty() || self.now().stone_count(Color::Black) + self.now().stone_count(Color::White) > 0 {
+            return Err(PyValueError::new_err("the board is not empty"));
+        }
+        let mut board = Board::new();
+        for v in &vertices {
+            let p = match gtp_move(v) {
+                Some(Move::Play(p)) if board.get(p) == 0 => p,
+                _ => return Err(PyValueError::new_err(format!("bad vertex list: {v:?} is not a free point"))),
+            };
+            board.set_stone(p, Color::Black.as_u8()).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        }
+        self.handicap = u8::try_from(vertices.len()).map_err(|_| PyValueError::new_err("too many stones"))?;
+        self.boards = vec![board];
+        self.reseen();
+        Ok(())
     }
 
     /// Plays `mv` (GTP text: `"Q16"`, `"pass"`) for `color`; returns its move index. A
@@ -186,7 +212,7 @@ impl Game {
             .ok_or_else(|| PyValueError::new_err(format!("no feature set {name:?}; known: {}", names().join(", "))))?;
         let c = color_of(color)?;
         self.pos.set_game(&self.boards, &self.moves, c).map_err(|e| PyValueError::new_err(format!("{e:#}")))?;
-        (self.pos.komi, self.pos.rules, self.pos.handicap) = (Some(self.komi), self.rules.clone(), 0);
+        (self.pos.komi, self.pos.rules, self.pos.handicap) = (Some(self.komi), self.rules.clone(), self.handicap);
         let (mut spatial, mut global) = (vec![0u8; set.spatial * NN], vec![0f32; set.global]);
         (set.encode)(&self.pos, &mut spatial, &mut global);
         Ok((PyBytes::new(py, &spatial), global))

@@ -20,8 +20,19 @@ ENGINE = ROOT / "examples" / "gtp_policy.py"
 sys.path.insert(0, str(ROOT / "examples"))
 from train_policy import PolicyNet, load_net, save_net  # noqa: E402
 
-# kibo's replay of a session's moves: every move legal under positional superko.
-PIPELINE = '[filter]\nmin_moves = 1\n\n[split]\nsuperko = "positional"\n'
+# kibo's replay of a session's moves: every move legal under positional superko, a row each.
+PIPELINE = '[filter]\nmin_moves = 1\n\n[split]\nsuperko = "positional"\ndedup = "off"\n'
+
+
+def same_planes(game, color, row, at):
+    """Asserts that `game`'s planes with `color` to move equal those of the samples row
+    `row` (a one-row frame), in every registered feature set."""
+    for name, (channels, _) in kibo_py.feature_sets().items():
+        want_s, want_g = kibo_py.features(row, name)
+        spatial, glob = game.planes(name, color)
+        got = np.frombuffer(spatial, np.uint8).reshape(channels, 19, 19)
+        assert (got == want_s[0]).all(), f"{at}, {name}: channels {sorted(set(np.nonzero(got != want_s[0])[0]))} differ"
+        assert np.array_equal(np.array(glob, np.float32), want_g[0]), f"{at}, {name}: global values differ"
 
 
 def test_game_planes_equal_the_shards_planes(sample_out):
@@ -43,13 +54,7 @@ def test_game_planes_equal_the_shards_planes(sample_out):
         game = kibo_py.Game(komi=g["komi"], rules=g["rules"], superko="off")
         for c, m in zip(g["colors"][:row["move_number"] - 1], g["moves"]):
             game.play(c, kibo_py.gtp_text(m))
-        for name, (channels, _) in kibo_py.feature_sets().items():
-            want_s, want_g = kibo_py.features(one, name)
-            spatial, glob = game.planes(name, "B" if row["to_play"] == 1 else "W")
-            got = np.frombuffer(spatial, np.uint8).reshape(channels, 19, 19)
-            at = f"{row['game_id']} move {row['move_number']}, {name}"
-            assert (got == want_s[0]).all(), f"{at}: channels {sorted(set(np.nonzero(got != want_s[0])[0]))} differ"
-            assert np.array_equal(np.array(glob, np.float32), want_g[0]), at
+        same_planes(game, "B" if row["to_play"] == 1 else "W", one, f"{row['game_id']} move {row['move_number']}")
 
 
 def write_net(path, zero=False, pass_bias=0.0):
@@ -96,13 +101,18 @@ def engine(net, *flags):
     return Gtp([sys.executable, str(ENGINE), "--net", str(net), *flags])
 
 
-def replays_under_kibo(kibo, moves, tmp_path):
-    """Whether kibo's replay (`kibo run`, positional superko) keeps the game of `moves`
-    ((colour, GTP text)), with the reject if not."""
+def sgf(gtp):
+    return kibo_py.sgf_text(kibo_py.gtp_index(gtp))
+
+
+def replays_under_kibo(kibo, moves, tmp_path, root="KM[7.5]"):
+    """Asserts that kibo's replay (`kibo run`, positional superko) keeps the game of
+    `moves` ((colour, GTP text)) after the root properties `root`, move by move;
+    returns the output folder."""
     sgf_dir = tmp_path / "sgf"
     sgf_dir.mkdir(exist_ok=True)
-    body = "".join(f";{c}[{kibo_py.sgf_text(kibo_py.gtp_index(m))}]" for c, m in moves)
-    (sgf_dir / "session.sgf").write_text(f"(;GM[1]FF[4]SZ[19]KM[7.5]{body})")
+    body = "".join(f";{c}[{sgf(m)}]" for c, m in moves)
+    (sgf_dir / "session.sgf").write_text(f"(;GM[1]FF[4]SZ[19]{root}{body})")
     (tmp_path / "p.toml").write_text(PIPELINE)
     out = tmp_path / "out"
     subprocess.run([kibo, "run", "--input", str(sgf_dir), "--pipeline", str(tmp_path / "p.toml"), "--out", str(out),
@@ -111,6 +121,7 @@ def replays_under_kibo(kibo, moves, tmp_path):
     games = pl.read_parquet(f"{out}/games/*.parquet")
     assert rejects is None or rejects.height == 0, rejects.select("reason", "detail", "move_number").to_dicts()
     assert games["num_moves"].to_list() == [len(moves)]
+    return out
 
 
 def test_a_session_is_legal_under_kibo_and_its_commands_work(kibo, tmp_path):
@@ -140,6 +151,29 @@ def test_a_session_is_legal_under_kibo_and_its_commands_work(kibo, tmp_path):
     e.ok("play b D4")
     assert e.ok("genmove w") == moves[1][1]
     e.close()
+
+
+def test_a_handicap_game_gives_the_planes_of_its_rows(kibo, tmp_path):
+    # Handicap stones are a setup (AB, HA), as in a record: the rows `kibo run` makes of
+    # the session's record have the planes the Game gives before each move.
+    e = engine(write_net(tmp_path / "net.pt"))
+    e.ok("komi 0.5")
+    assert e.ask("set_free_handicap D4") == (False, "bad vertex list")
+    assert e.ask("set_free_handicap D4 D4") == (False, "bad vertex list")
+    stones = ["D4", "Q16", "D16"]
+    e.ok("set_free_handicap " + " ".join(stones))
+    assert e.ask("set_free_handicap Q4 K10") == (False, "board not empty")
+    moves = [(c, e.ok(f"genmove {c}")) for c in "WB" * 15]
+    e.close()
+    out = replays_under_kibo(kibo, moves, tmp_path, "KM[0.5]HA[3]AB" + "".join(f"[{sgf(v)}]" for v in stones))
+    rows = pl.read_parquet(f"{out}/samples/*.parquet").sort("move_number")
+    assert rows["move_number"].to_list() == list(range(1, 31))
+    for i in range(rows.height):
+        game = kibo_py.Game(komi=0.5)
+        game.place_handicap(stones)
+        for c, m in moves[:i]:
+            game.play(c, m)
+        same_planes(game, moves[i][0], rows.slice(i, 1), f"move {i + 1}")
 
 
 def test_genmove_keeps_to_legal_moves_that_fill_no_own_eye(tmp_path):
