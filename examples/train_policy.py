@@ -7,6 +7,8 @@ printing top-1 accuracy on the validation split.
 With `--predict-set SET --predictions FILE` it then writes its top move for every
 next-move row of an evaluation set (`kibo export vlm --split test --to SET`) as
 `{"id", "answer"}` lines, for `kibo eval --set SET --predictions FILE` (docs/eval.md).
+With `--save FILE` it writes the trained net (its weights, feature set, width and blocks)
+for examples/gtp_policy.py, a GTP engine that plays it (`kibo match`, docs/match.md).
 """
 import argparse
 import json
@@ -23,6 +25,7 @@ from kibo.torch import ShardDataset
 class PolicyNet(nn.Module):
     def __init__(self, channels_in, width=32, blocks=4):
         super().__init__()
+        self.channels_in, self.width, self.blocks = channels_in, width, blocks
         self.stem = nn.Conv2d(channels_in, width, 3, padding=1)
         self.body = nn.ModuleList(nn.Conv2d(width, width, 3, padding=1) for _ in range(blocks))
         self.head = nn.Conv2d(width, 1, 1)
@@ -34,6 +37,27 @@ class PolicyNet(nn.Module):
             x = F.relu(x + conv(x))
         board = self.head(x).flatten(1)
         return torch.cat([board, self.pass_logit(x.mean((2, 3)))], 1)
+
+
+#: What `save_net` writes, so that `load_net` knows the file.
+NET_FORMAT = "kibo-policy-net-1"
+
+
+def save_net(net, path, features):
+    """Writes `net` (its weights and what rebuilds it: the feature set its planes are
+    in, input channels, width, blocks) to `path` with torch.save."""
+    torch.save({"format": NET_FORMAT, "features": features, "channels_in": net.channels_in, "width": net.width,
+                "blocks": net.blocks, "state_dict": net.state_dict()}, path)
+
+
+def load_net(path):
+    """(net in eval mode, feature set name) from a file `save_net` wrote."""
+    saved = torch.load(path, map_location="cpu", weights_only=True)
+    if not isinstance(saved, dict) or saved.get("format") != NET_FORMAT:
+        raise ValueError(f"{path}: not a net examples/train_policy.py --save wrote")
+    net = PolicyNet(saved["channels_in"], width=saved["width"], blocks=saved["blocks"])
+    net.load_state_dict(saved["state_dict"])
+    return net.eval(), saved["features"]
 
 
 def accuracy(net, out, features, limit):
@@ -97,6 +121,7 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--predict-set", help="an evaluation set (kibo export vlm --split test) to answer")
     ap.add_argument("--predictions", help="where to write the answers ({\"id\", \"answer\"} lines)")
+    ap.add_argument("--save", help="where to write the trained net (for examples/gtp_policy.py)")
     a = ap.parse_args()
     torch.manual_seed(a.seed)
     data = ShardDataset(a.out, split="train", features=a.features, shuffle_buffer=50000, seed=a.seed,
@@ -122,6 +147,9 @@ def main():
     print(f"validation top-1 accuracy: {acc:.3f} on {n} positions, after {seen} training positions in {train_s:.0f} s")
     if a.predict_set:
         predict(net, a.out, a.features, a.predict_set, a.predictions or "predictions.jsonl")
+    if a.save:
+        save_net(net, a.save, a.features)
+        print(f"net saved to {a.save}")
 
 
 if __name__ == "__main__":

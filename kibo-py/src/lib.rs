@@ -1,6 +1,10 @@
 //! The `kibo._kibo` extension module: kibo's feature sets over Arrow record batches
 //! passed through the Arrow C data interface (`__arrow_c_array__` capsules), so no row
-//! is copied into Python objects. The Python package (`python/kibo/`) wraps it.
+//! is copied into Python objects, and [`game::Game`], a game being played on kibo's
+//! rules engine with its network inputs (the GTP engine of `examples/gtp_policy.py`).
+//! The Python package (`python/kibo/`) wraps it.
+
+mod game;
 
 use arrow_array::ffi::{from_ffi, FFI_ArrowArray, FFI_ArrowSchema};
 use arrow_array::{RecordBatch, StructArray};
@@ -262,5 +266,9 @@ fn _kibo(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(feature_sets, m)?)?;
     m.add_function(wrap_pyfunction!(encode_into, m)?)?;
     m.add_function(wrap_pyfunction!(orient_into, m)?)?;
+    m.add_function(wrap_pyfunction!(game::gtp_text, m)?)?;
+    m.add_function(wrap_pyfunction!(game::gtp_index, m)?)?;
+    m.add_function(wrap_pyfunction!(game::sgf_text, m)?)?;
+    m.add_class::<game::Game>()?;
     Ok(())
 }

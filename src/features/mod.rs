@@ -10,7 +10,10 @@ move, `history` the previous moves (most recent first) and `history_captures` wh
 of them changed besides its own point ([`crate::samples::capture_code`]). Undoing
 history move `k` empties its point and puts back what it captured, so the board `k + 1`
 moves before is exact, captures, suicide and mid-game setup included (tested against an
-independent replay of every game of the embedded sample).
+independent replay of every game of the embedded sample). [`Position::set_game`] builds
+the same position from the boards of a game being played (kibo-py's `Game`, which the
+example policy net's GTP engine plays through), so a net sees in play the planes it was
+trained on.
 
 Frames: a set writes its planes in kibo's frame (point index `row * 19 + col` from the
 top-left); a writer that needs another orientation (Leela Zero's A1 = bit 0) converts

@@ -7,8 +7,10 @@ use anyhow::Context;
 use arrow_array::types::{Float32Type, Int16Type, UInt16Type, UInt32Type, UInt8Type};
 use arrow_array::{Array, RecordBatch};
 
-use crate::coord::{NN, PASS};
-use crate::samples::{capture_parts, HISTORY};
+use crate::color::Color;
+use crate::coord::{Move, NN, PASS};
+use crate::engine::Board;
+use crate::samples::{capture_code, capture_parts, HISTORY};
 use crate::tables::Cols;
 
 /// One samples row, with the boards before it ([`Position::rebuild`]). Text fields are
@@ -92,6 +94,49 @@ impl Position {
             k if k <= self.history_len => Some(&self.earlier[k - 1]),
             _ => None,
         }
+    }
+    /// The position of a game before `to_play`'s next move, exactly as a samples row of
+    /// that game records it (the split stage's `SampleVisitor`): `boards[t]` is the board
+    /// before `moves[t]` and the last board the board now (`boards.len() == moves.len() +
+    /// 1`). Fills the board, the side to move and its simple-ko ban, the history (the
+    /// last 8 moves, what each changed besides its own point, the earlier boards), the
+    /// prisoners and the move number; `mv` becomes a pass and the corpus fields (`dist`,
+    /// `winner`) are cleared. The game's own fields (`komi`, `rules`, `handicap`, …) are
+    /// the caller's. For a game being played (kibo-py's `Game`, the GTP front of the
+    /// example policy net).
+    pub fn set_game(&mut self, boards: &[Board], moves: &[Move], to_play: Color) -> anyhow::Result<()> {
+        let n = moves.len();
+        let now = match boards.last() {
+            Some(b) if boards.len() == n + 1 => b,
+            _ => anyhow::bail!("a game of {n} moves needs {} boards, not {}", n + 1, boards.len()),
+        };
+        now.cells(&mut self.board);
+        self.to_play = to_play.as_u8();
+        self.ko_point = now.ko_point().filter(|_| now.ko_color() == Some(to_play)).map(|p| p.index());
+        self.history_len = n.min(HISTORY);
+        self.history_captures.clear();
+        let mut after = self.board;
+        for k in 0..self.history_len {
+            let t = n - 1 - k;
+            let own = moves[t].index();
+            self.history[k] = own;
+            let mut before = [0u8; NN];
+            boards[t].cells(&mut before);
+            for (p, (&old, &new)) in before.iter().zip(&after).enumerate() {
+                if old != new && p as u16 != own {
+                    self.history_captures.push(capture_code(k, old, p as u16));
+                }
+            }
+            self.earlier[k] = before;
+            after = before;
+        }
+        let clamp = |c: Color| now.prisoners(c).min(u16::MAX as u32) as u16;
+        self.prisoners = [clamp(Color::Black), clamp(Color::White)];
+        self.move_number = (n + 1).min(u16::MAX as usize) as u16;
+        self.mv = PASS;
+        self.dist.clear();
+        self.winner = None;
+        Ok(())
     }
     /// Fills `earlier` from `board`, `history` and `history_captures`: undoing history
     /// move `k` empties its point (a pass changes nothing) and restores the cells its

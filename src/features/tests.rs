@@ -14,27 +14,15 @@ fn row(sgf: &str) -> GameRow {
 /// The board before every move of `g`, by playing it on the engine's board directly
 /// (setup, mid-game setup, moves): independent of the split stage's visitor.
 pub(crate) fn boards_by_replay(g: &GameRow, rules: &Rules) -> Vec<[u8; NN]> {
-    let mut b = Board::new();
-    for (pts, v) in [(&g.setup_black, 1), (&g.setup_white, 2)] {
-        for &p in pts {
-            b.set_stone(p, v).unwrap();
-        }
-    }
-    let mut out = Vec::new();
-    for (i, m) in g.moves.iter().enumerate() {
-        for s in g.mid_setup.iter().filter(|s| s.before_move as usize == i) {
-            for (pts, v) in [(&s.black, 1), (&s.white, 2), (&s.empty, 0)] {
-                for &p in pts {
-                    b.set_stone(p, v).unwrap();
-                }
-            }
-        }
-        let mut cells = [0u8; NN];
-        b.cells(&mut cells);
-        out.push(cells);
-        b.play(m.color, m.mv, rules).unwrap();
-    }
-    out
+    let boards = game_boards(g, rules);
+    boards[..g.moves.len()]
+        .iter()
+        .map(|b| {
+            let mut cells = [0u8; NN];
+            b.cells(&mut cells);
+            cells
+        })
+        .collect()
 }
 
 /// Every sample of `g`, as positions.
@@ -114,6 +102,99 @@ fn every_row_of_the_embedded_sample_rebuilds_its_earlier_boards() {
         }
     }
     assert!(games >= 35 && checked > 50_000 && captures > 1_000, "{games} games, {checked} boards, {captures}");
+}
+
+/// Every board of `g` by playing it on the engine's board (setup, mid-game setup,
+/// moves): `boards[t]` before move `t`, the last after the last move.
+fn game_boards(g: &GameRow, rules: &Rules) -> Vec<Board> {
+    let mut b = Board::new();
+    for (pts, v) in [(&g.setup_black, 1), (&g.setup_white, 2)] {
+        for &p in pts {
+            b.set_stone(p, v).unwrap();
+        }
+    }
+    let mut out = Vec::new();
+    for (i, m) in g.moves.iter().enumerate() {
+        for s in g.mid_setup.iter().filter(|s| s.before_move as usize == i) {
+            for (pts, v) in [(&s.black, 1), (&s.white, 2), (&s.empty, 0)] {
+                for &p in pts {
+                    b.set_stone(p, v).unwrap();
+                }
+            }
+        }
+        out.push(b.clone());
+        b.play(m.color, m.mv, rules).unwrap();
+    }
+    out.push(b);
+    out
+}
+
+#[test]
+fn a_game_being_played_gives_the_position_and_planes_its_samples_rows_give() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/kombilo");
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    let (mut rows, mut kos, mut captures) = (0, 0, 0);
+    let mut mine = Position::default();
+    for f in files {
+        let bytes = std::fs::read(&f).unwrap();
+        for g in crate::sgf::read_games(&bytes).games.into_iter().flatten() {
+            let g = GameRow::from_record(&g, "kombilo", &f.to_string_lossy(), None, &[]);
+            let Ok(s) = crate::stages::split::game_samples(&g, &SplitConfig::default(), 1, BufMode::Full) else {
+                continue;
+            };
+            let boards = game_boards(&g, &Rules::default());
+            let moves: Vec<_> = g.moves.iter().map(|m| m.mv).collect();
+            positions_of_batch(&s.samples.into_batch(), &mut Position::default(), |p| {
+                let i = p.move_number as usize - 1;
+                let to_play = crate::color::Color::from_u8(p.to_play).unwrap();
+                mine.set_game(&boards[..=i], &moves[..i], to_play).unwrap();
+                (mine.komi, mine.rules, mine.handicap) = (p.komi, p.rules.clone(), p.handicap);
+                let at = format!("{} move {}", g.source_file, p.move_number);
+                assert_eq!((mine.board, mine.to_play, mine.ko_point), (p.board, p.to_play, p.ko_point), "{at}");
+                assert_eq!(&mine.history[..mine.history_len], &p.history[..p.history_len], "{at}");
+                assert_eq!(mine.history_captures, p.history_captures, "{at}");
+                assert_eq!(&mine.earlier[..mine.history_len], &p.earlier[..p.history_len], "{at}");
+                assert_eq!((mine.prisoners, mine.move_number), (p.prisoners, p.move_number), "{at}");
+                for set in sets() {
+                    let planes = |q: &Position| {
+                        let (mut s, mut g) = (vec![0u8; set.spatial * NN], vec![0f32; set.global]);
+                        (set.encode)(q, &mut s, &mut g);
+                        (s, g)
+                    };
+                    assert!(planes(&mine) == planes(p), "{at}: {} planes differ", set.name);
+                }
+                (rows, kos, captures) =
+                    (rows + 1, kos + p.ko_point.is_some() as usize, captures + !p.history_captures.is_empty() as usize);
+                Ok(())
+            })
+            .unwrap();
+        }
+    }
+    assert!(rows > 5_000 && kos > 10 && captures > 1_000, "{rows} rows, {kos} with a ko, {captures} with captures");
+    // The boards must agree with the moves.
+    assert!(mine.set_game(&[Board::new()], &[crate::coord::Move::Pass], crate::color::Color::Black).is_err());
+}
+
+#[test]
+fn a_game_being_played_bans_the_ko_for_the_capturers_opponent_only() {
+    use crate::color::Color::{Black, White};
+    use crate::coord::{gtp_move, Move};
+    // Black B19 takes White A19: the retake at A19 is banned for White, not for Black
+    // (a GTP game lets either colour move next).
+    let (mut boards, mut moves) = (vec![Board::new()], Vec::new());
+    for (c, m) in [(Black, "A18"), (White, "A19"), (White, "C19"), (White, "B18"), (Black, "B19")] {
+        let mut b = boards.last().unwrap().clone();
+        let m: Move = gtp_move(m).unwrap();
+        b.play(c, m, &Rules::default()).unwrap();
+        boards.push(b);
+        moves.push(m);
+    }
+    let mut p = Position::default();
+    p.set_game(&boards, &moves, White).unwrap();
+    assert_eq!((p.ko_point, p.history_captures.clone()), (Some(0), vec![crate::samples::capture_code(0, 2, 0)]));
+    p.set_game(&boards, &moves, Black).unwrap();
+    assert_eq!((p.ko_point, p.to_play, p.move_number), (None, 1, 6));
 }
 
 #[test]

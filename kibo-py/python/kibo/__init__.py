@@ -1,11 +1,15 @@
 """kibo's network inputs from sample rows: `kibo.features(table, "leela-18")` encodes an
 Arrow table (or a Polars frame) of rows of kibo's samples table with one of the Rust
 feature sets (docs/planes-leela.md, docs/planes.md). `kibo.torch.ShardDataset` reads the
-shards directly for PyTorch."""
+shards directly for PyTorch. `kibo.Game` is a game being played on kibo's rules engine
+(legality, undo, the moves a player may choose, the planes of its position in a set), for
+a GTP engine in Python (examples/gtp_policy.py); `kibo.gtp_text`, `kibo.gtp_index`
+and `kibo.sgf_text` convert move indices and GTP or SGF text through kibo's coordinates."""
 import numpy as np
 import pyarrow as pa
 
 from . import _kibo
+from ._kibo import Game, gtp_index, gtp_text, sgf_text  # noqa: F401 (the package's API)
 
 #: The columns a position is read from, and the Arrow types the Rust side expects.
 COLUMNS = {
