@@ -168,8 +168,15 @@ impl GtpPlayer {
             if e.knows("set_random_seed") {
                 Self::must(e, &format!("set_random_seed {}", seen.seed % (1 << 31)), t)?;
             }
-            for (c, p) in seen.setup {
-                Self::must(e, &format!("play {} {}", c.as_str(), p.to_gtp()), t)?;
+            let black_only = seen.setup.iter().all(|s| s.0 == crate::color::Color::Black);
+            if !seen.setup.is_empty() && black_only && e.knows("set_free_handicap") {
+                // Handicap stones as a setup, not as moves (an engine's history stays empty).
+                let pts: Vec<String> = seen.setup.iter().map(|s| s.1.to_gtp()).collect();
+                Self::must(e, &format!("set_free_handicap {}", pts.join(" ")), t)?;
+            } else {
+                for (c, p) in seen.setup {
+                    Self::must(e, &format!("play {} {}", c.as_str(), p.to_gtp()), t)?;
+                }
             }
         }
         for (c, m) in &seen.moves[self.sent..] {
