@@ -169,7 +169,7 @@ pub fn source_row(seen: &Seen<'_>) -> SourceRow {
         ko_point: ko.map(|p| p.index()),
         mv: crate::coord::PASS,
         move_number: u16::try_from(seen.moves.len() + 1).unwrap_or(u16::MAX),
-        history: seen.moves.iter().take(HISTORY).map(|(_, m)| m.index()).collect(),
+        history: seen.moves.iter().rev().take(HISTORY).map(|(_, m)| m.index()).collect(),
         game_id: format!("match-{}", seen.game),
         ..SourceRow::default()
     }
