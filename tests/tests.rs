@@ -7,6 +7,7 @@ mod features;
 mod filter;
 mod formats;
 mod house;
+mod match_openai;
 mod parts;
 mod reliability;
 mod sample;

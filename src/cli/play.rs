@@ -13,6 +13,7 @@ use crate::scoring::RuleSet;
 use crate::stages::play::count::CountRules;
 use crate::stages::play::elo::Sprt;
 use crate::stages::play::game::{GameSettings, OnInvalid, Resign};
+use crate::stages::play::openai::{OpenaiOptions, Picture};
 use crate::stages::play::players::{PlayerDef, PlayerEnv};
 use crate::stages::play::run::{self, MatchOptions};
 
@@ -77,6 +78,27 @@ pub(super) struct MatchArgs {
     /// Moves in a row under --resign-below.
     #[arg(long, default_value_t = 6, requires = "resign_below")]
     resign_moves: u32,
+    /// `openai:` players: the `model` sent (a spec's `model=` overrides it).
+    #[arg(long, default_value = "")]
+    model: String,
+    /// `openai:` players: the environment variable holding the API key (sent as a Bearer
+    /// token when set).
+    /// [default: OPENAI_API_KEY]
+    #[arg(long)]
+    api_key_env: Option<String>,
+    /// `openai:` players: the picture and prompt of this VLM set's vlm.json (`kibo export
+    /// vlm --to SET`), so a model is shown what it was trained or evaluated on; else the
+    /// export's defaults.
+    #[arg(long)]
+    vlm_set: Option<PathBuf>,
+    /// `openai:` players: a JSON file of every option (docs/match.md, "openai:"); the flags
+    /// above override it.
+    #[arg(long)]
+    openai_options: Option<PathBuf>,
+    /// `openai:` players: tries after a failed request (refused, timed out, 4xx/5xx), with
+    /// a backoff doubling from 1 s.
+    #[arg(long)]
+    http_retries: Option<u32>,
     #[command(flatten)]
     katago: KatagoJudgeArgs,
 }
@@ -126,6 +148,32 @@ fn parse_sprt(v: &[String]) -> anyhow::Result<Option<Sprt>> {
         return crate::error::setup("--sprt: give elo0 < elo1, and alpha and beta in (0, 0.5)");
     }
     Ok(Some(t))
+}
+
+/// The `openai:` players' options: the JSON file, then the flags.
+fn openai(a: &MatchArgs) -> anyhow::Result<OpenaiOptions> {
+    let mut o = match &a.openai_options {
+        Some(p) => {
+            let text = std::fs::read(p).map_err(|e| SetupError(format!("{}: {e}", p.display())))?;
+            serde_json::from_slice(&text).map_err(|e| SetupError(format!("{}: {e}", p.display())))?
+        }
+        None => OpenaiOptions::default(),
+    };
+    if !a.model.is_empty() {
+        o.model.clone_from(&a.model);
+    }
+    if let Some(v) = &a.api_key_env {
+        o.api_key_env.clone_from(v);
+    }
+    o.timeout_s = a.timeout;
+    if let Some(r) = a.http_retries {
+        o.retries = r;
+    }
+    if let Some(set) = &a.vlm_set {
+        o.picture = Picture::from_set(set)?;
+    }
+    o.check().map_err(SetupError)?;
+    Ok(o)
 }
 
 /// The match's options from the flags; every problem is a setup error, found before a game.
@@ -185,7 +233,12 @@ fn options(a: &MatchArgs) -> anyhow::Result<MatchOptions> {
         stopped_by_katago,
         resign,
     };
-    let env = PlayerEnv { timeout: Duration::from_secs_f64(a.timeout), log_dir: a.to.join("log"), katago };
+    let env = PlayerEnv {
+        timeout: Duration::from_secs_f64(a.timeout),
+        log_dir: a.to.join("log"),
+        katago,
+        openai: openai(a)?,
+    };
     Ok(MatchOptions {
         dir: a.to.clone(),
         players: a.players.clone(),

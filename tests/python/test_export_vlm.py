@@ -9,7 +9,6 @@ previous-move ring and the grid lines), the symmetries are KataGo's (bit 0 flips
 bit 1 flips columns, bit 2 transposes, flips first), and GTP/SGF are parsed here.
 """
 import collections
-import io
 import json
 import pathlib
 import subprocess
@@ -19,6 +18,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 from PIL import Image
+
+from board_picture import Reader
 
 N = 19
 GTP_COLS = "ABCDEFGHJKLMNOPQRST"
@@ -130,44 +131,6 @@ def parse_sgf(text):
     col, row = ord(text[0]) - ord("a"), ord(text[1]) - ord("a")
     assert 0 <= row < N and 0 <= col < N, text
     return (row, col)
-
-
-class Reader:
-    """Reads the board off a picture with cells of `cell` px."""
-
-    def __init__(self, cell):
-        self.cell = cell
-        d = round(0.31 * cell)
-        centres = np.array([cell * (k + 1) + cell // 2 for k in range(N)])
-        ys, xs = np.meshgrid(centres, centres, indexing="ij")
-        self.points = [(ys + dy, xs + dx) for dy in (-d, d) for dx in (-d, d)]
-        self.luts = {}  # palette -> what each colour of it is
-
-    @staticmethod
-    def classify(rgb):
-        r, g, b = (int(v) for v in rgb)
-        if max(r, g, b) < 80:
-            return 1
-        if min(r, g, b) > 200:
-            return 2
-        if r > 180 and 140 < g < 220 and b < 160:
-            return 0
-        return 9  # neither a stone nor the wood
-
-    def read(self, png):
-        img = Image.open(io.BytesIO(png))
-        assert img.size == (21 * self.cell, 21 * self.cell), img.size
-        assert img.mode == "P", img.mode
-        idx = np.asarray(img)
-        palette = tuple(img.getpalette()[: 3 * 256])
-        lut = self.luts.get(palette)
-        if lut is None:
-            lut = self.luts[palette] = np.array([self.classify(c) for c in np.array(palette).reshape(-1, 3)],
-                                                dtype=np.uint8)
-        reads = np.stack([lut[idx[ys, xs]] for ys, xs in self.points])
-        assert (reads == reads[0]).all(), "the four reads of a point disagree"
-        assert (reads[0] != 9).all(), "a point reads as neither stone nor wood"
-        return reads[0]
 
 
 def atari_chains(board):

@@ -32,6 +32,12 @@ pub fn parse_move(s: &str, notation: Notation) -> Option<Move> {
     }
 }
 
+/// `resign` (any case, with [`clean`]'s quotes and full stops): a player giving up the
+/// game (`kibo match`); `kibo eval`'s tasks have no such answer.
+pub fn is_resign(s: &str) -> bool {
+    clean(s).eq_ignore_ascii_case("resign")
+}
+
 /// A transcription: 19 lines of 19 points (`X`/`x` black, `O`/`o` white, `.` empty),
 /// each with or without its row number on either side and spaces between points; the
 /// column letters' line and empty lines are skipped. Rows from 19 at the top.
@@ -144,6 +150,7 @@ mod tests {
             assert_eq!(parse_move(s, Notation::Gtp), q16, "{s:?}");
         }
         assert_eq!(parse_move("Pass.", Notation::Gtp), Some(Move::Pass));
+        assert!(is_resign(" Resign.") && is_resign("`resign`") && !is_resign("I resign") && !is_resign("pass"));
         assert_eq!(parse_move("pd", Notation::Gtp), None, "SGF letters only in an SGF set");
         assert_eq!(parse_move("pd", Notation::Sgf), q16);
         assert_eq!(parse_move("PD", Notation::Sgf), q16);

@@ -17,7 +17,7 @@ use arrow_array::Array;
 use super::parse::{parse_atari, parse_lead, parse_yes_no};
 use crate::coord::{symmetry_index, Move, Point, NN};
 use crate::error::SetupError;
-use crate::stages::export::vlm::{Layout, Notation, Question, Task};
+use crate::stages::export::vlm::{AnswerFrom, Layout, Notation, Question, Task, VlmOptions};
 use crate::tables::Cols;
 
 /// What `vlm.json` says of the set.
@@ -144,13 +144,19 @@ fn refused(msg: String) -> anyhow::Error {
     SetupError(msg).into()
 }
 
-/// Reads `DEST/vlm.json`: an unknown or missing `layout` or `answer` (notation) is refused.
-pub fn info(dest: &Path) -> anyhow::Result<SetInfo> {
+/// `DEST/vlm.json` read as JSON (`what` names the set in the error: "evaluation set").
+fn vlm_json(dest: &Path, what: &str) -> anyhow::Result<(PathBuf, serde_json::Value)> {
     let path = dest.join("vlm.json");
     let text = std::fs::read_to_string(&path)
-        .map_err(|e| refused(format!("no evaluation set at {}: {} ({e})", dest.display(), path.display())))?;
+        .map_err(|e| refused(format!("no {what} at {}: {} ({e})", dest.display(), path.display())))?;
     let v: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| refused(format!("{}: not JSON ({e})", path.display())))?;
+    Ok((path, v))
+}
+
+/// Reads `DEST/vlm.json`: an unknown or missing `layout` or `answer` (notation) is refused.
+pub fn info(dest: &Path) -> anyhow::Result<SetInfo> {
+    let (path, v) = vlm_json(dest, "evaluation set")?;
     let (Some(split), Some(out)) = (v["split"].as_str(), v["out"].as_str()) else {
         return Err(refused(format!(
             "{} is a training set, not an evaluation set: export one with `kibo export vlm --split test`",
@@ -163,6 +169,56 @@ pub fn info(dest: &Path) -> anyhow::Result<SetInfo> {
     let layout = option("layout")?.parse().map_err(|e| refused(format!("{}: layout {e}", path.display())))?;
     let notation = option("answer")?.parse().map_err(|e| refused(format!("{}: answer {e}", path.display())))?;
     Ok(SetInfo { dest: dest.to_path_buf(), layout, notation, split: split.to_string(), out: PathBuf::from(out) })
+}
+
+/// The options a VLM set (training or evaluation) was exported with, from its
+/// `vlm.json`: layout, cell size, notation, answer source, mix, symmetries, prompt
+/// history, markers, `<image>` tag, templates, seed, limit and tags; the rest (the
+/// folder, rows a file, memory) are [`VlmOptions::default`]'s. A missing key or a value
+/// of the wrong type is refused, naming the file and the key, never defaulted. The values
+/// are as recorded (the mix in [`Task::ALL`]'s order: `vlm.json` does not keep `--mix`'s):
+/// a caller checks what it uses ([`VlmOptions::check`]).
+pub fn vlm_options(dest: &Path) -> anyhow::Result<VlmOptions> {
+    let (path, v) = vlm_json(dest, "VLM set")?;
+    let bad = |key: &str, what: &str| refused(format!("{}: no {key:?} ({what}): not a kibo VLM set", path.display()));
+    let text = |key: &str| v[key].as_str().ok_or_else(|| bad(key, "a string"));
+    let number = |key: &str| v[key].as_u64().ok_or_else(|| bad(key, "a whole number"));
+    let flag = |key: &str| v[key].as_bool().ok_or_else(|| bad(key, "true or false"));
+    let parsed = |key: &str, e: String| refused(format!("{}: {key} {e}", path.display()));
+    let mix = v["mix"].as_object().ok_or_else(|| bad("mix", "task shares"))?;
+    let mix = mix
+        .iter()
+        .map(|(t, w)| Ok((t.parse().map_err(|e| parsed("mix", e))?, w.as_f64().ok_or_else(|| bad("mix", "numbers"))?)))
+        .collect::<anyhow::Result<Vec<(Task, f64)>>>()?;
+    let mut mix = mix;
+    mix.sort_by_key(|(t, _)| Task::ALL.iter().position(|a| a == t));
+    let tags = v["tags"].as_array().and_then(|a| a.iter().map(|t| t.as_str().map(str::to_string)).collect());
+    let templates = serde_json::from_value(v["templates"].clone())
+        .map_err(|e| refused(format!("{}: templates: {e}", path.display())))?;
+    let small = |key: &str| number(key).and_then(|n| u32::try_from(n).map_err(|_| bad(key, "a small number")));
+    Ok(VlmOptions {
+        to: dest.to_path_buf(),
+        layout: text("layout")?.parse().map_err(|e| parsed("layout", e))?,
+        limit: number("limit")?,
+        seed: number("seed")?,
+        tags: tags.ok_or_else(|| bad("tags", "a list of strings"))?,
+        test: v["split"].as_str() == Some("test"),
+        cell_px: small("cell_px")?,
+        notation: text("answer")?.parse().map_err(|e| parsed("answer", e))?,
+        answer_from: match text("answer_from")? {
+            "human" => AnswerFrom::Human,
+            "engine" => AnswerFrom::Engine,
+            other => return Err(parsed("answer_from", format!("{other:?}: expected human or engine"))),
+        },
+        mix,
+        symmetries: u8::try_from(small("symmetries")?).map_err(|_| bad("symmetries", "1 or 8"))?,
+        last_moves: small("last_moves")? as usize,
+        last_move_marker: flag("last_move_marker")?,
+        ko_marker: flag("ko_marker")?,
+        image_tag: flag("image_tag")?,
+        templates,
+        ..VlmOptions::default()
+    })
 }
 
 /// A row's fields as read, checked by [`Fields::row`].
@@ -510,6 +566,42 @@ mod tests {
         assert_eq!(qwen_fields(&k).and_then(Fields::row).map(|r| r.symmetry), Ok(2));
         k["conversations"] = serde_json::json!([]);
         assert!(qwen_fields(&k).err().unwrap().starts_with("no answer"));
+    }
+
+    #[test]
+    fn a_sets_options_read_back_and_a_missing_one_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut v = serde_json::json!({
+            "format": "kibo-vlm-v1", "layout": "qwen", "cell_px": 28, "answer": "sgf", "answer_from": "engine",
+            "limit": 500, "seed": 9, "tags": ["atari"], "mix": {"next-move": 0.5, "judge": 0.5}, "symmetries": 8,
+            "last_moves": 3, "last_move_marker": false, "ko_marker": true, "image_tag": false,
+            "templates": {"system": "S {side}"},
+        });
+        let write = |v: &serde_json::Value| {
+            std::fs::write(dir.path().join("vlm.json"), v.to_string()).unwrap();
+            vlm_options(dir.path())
+        };
+        let o = write(&v).unwrap();
+        assert_eq!(
+            (o.layout, o.cell_px, o.notation, o.answer_from),
+            (Layout::Qwen, 28, Notation::Sgf, AnswerFrom::Engine)
+        );
+        assert_eq!(
+            (o.limit, o.seed, o.tags.clone(), o.symmetries, o.last_moves),
+            (500, 9, vec!["atari".to_string()], 8, 3)
+        );
+        assert_eq!(o.mix, vec![(Task::NextMove, 0.5), (Task::Judge, 0.5)]);
+        assert_eq!((o.last_move_marker, o.ko_marker, o.image_tag, o.test), (false, true, false, false));
+        assert_eq!(o.templates.system, "S {side}");
+        assert_eq!(o.templates.next_move, crate::stages::export::vlm::Templates::default().next_move);
+        for key in ["cell_px", "ko_marker", "answer", "mix"] {
+            let mut w = v.clone();
+            w.as_object_mut().unwrap().remove(key);
+            let e = write(&w).unwrap_err();
+            assert!(crate::error::is_setup(&e) && e.to_string().contains(&format!("no \"{key}\"")), "{e}");
+        }
+        v["templates"]["nextmove"] = "x".into();
+        assert!(write(&v).unwrap_err().to_string().contains("templates"), "an unknown template key is refused");
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod count;
 pub mod elo;
 pub mod game;
 pub mod gtp;
+pub mod openai;
 pub mod openings;
 pub mod player;
 pub mod players;

@@ -5,6 +5,7 @@
 //! | `gtp:CMD ARGS…` | any GTP engine, started for each game ([`super::gtp`]) |
 //! | `katago:VISITS` | `make katago`'s KataGo and net through GTP, at that many visits |
 //! | `random` | a uniformly random legal move, never into its own one-point eye ([`super::random`]) |
+//! | `openai:URL [model=M] [api_key_env=VAR]` | an OpenAI-compatible chat-completions endpoint shown `kibo export vlm`'s picture and prompt ([`super::openai`]) |
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -24,6 +25,9 @@ pub enum Spec {
     Katago(u32),
     /// The random player.
     Random,
+    /// An OpenAI-compatible chat-completions endpoint, with this player's `model` and
+    /// `api_key_env` where the spec gives them (else the match's).
+    Openai { url: String, model: Option<String>, api_key_env: Option<String> },
 }
 
 impl std::str::FromStr for Spec {
@@ -47,7 +51,22 @@ impl std::str::FromStr for Spec {
             }
             return Ok(Spec::Katago(visits));
         }
-        Err(format!("{s:?}: expected gtp:CMD ARGS…, katago:VISITS or random"))
+        if let Some(rest) = s.strip_prefix("openai:") {
+            let mut words = rest.split_whitespace();
+            let url = words.next().ok_or_else(|| format!("{s:?}: openai: needs the endpoint's URL"))?.to_string();
+            let (mut model, mut api_key_env) = (None, None);
+            for w in words {
+                match w.split_once('=') {
+                    Some(("model", v)) => model = Some(v.to_string()),
+                    Some(("api_key_env", v)) => api_key_env = Some(v.to_string()),
+                    _ => {
+                        return Err(format!("{s:?}: after the URL, expected model=NAME or api_key_env=VAR, not {w:?}"))
+                    }
+                }
+            }
+            return Ok(Spec::Openai { url, model, api_key_env });
+        }
+        Err(format!("{s:?}: expected gtp:CMD ARGS…, katago:VISITS, openai:URL or random"))
     }
 }
 
@@ -79,6 +98,8 @@ pub struct PlayerEnv {
     pub log_dir: PathBuf,
     /// KataGo's binary and net (`make katago`'s unless given) for `katago:VISITS`.
     pub katago: KatagoSettings,
+    /// The `openai:` players' options (model, key, timeout, retries, the picture).
+    pub openai: super::openai::OpenaiOptions,
 }
 
 /// The GTP command of `katago:VISITS`: `katago gtp` with `make katago`'s net and the GTP
@@ -127,6 +148,12 @@ pub fn make(def: &PlayerDef, env: &PlayerEnv) -> anyhow::Result<Box<dyn Player>>
         Spec::Random => Ok(Box::new(RandomPlayer::new())),
         Spec::Gtp(argv) => gtp(argv.clone()),
         Spec::Katago(v) => gtp(katago_argv(&env.katago, *v, &env.log_dir)?),
+        Spec::Openai { url, model, api_key_env } => {
+            let mut o = env.openai.clone();
+            o.model = model.clone().unwrap_or(o.model);
+            o.api_key_env = api_key_env.clone().unwrap_or(o.api_key_env);
+            Ok(Box::new(super::openai::make(url, &o, &env.log_dir.join(&def.name))?))
+        }
     }
 }
 
@@ -146,7 +173,25 @@ mod tests {
         assert_eq!(q.spec, Spec::Gtp(vec!["python".into(), "my dir/gtp.py".into()]));
         assert_eq!("k=katago:8".parse::<PlayerDef>().expect("parses").spec, Spec::Katago(8));
         assert_eq!("r=random".parse::<PlayerDef>().expect("parses").spec, Spec::Random);
-        for bad in ["random", "=random", "a b=random", "k=katago:0", "k=katago:x", "g=gtp:", "x=foo"] {
+        assert_eq!(
+            "m=openai:http://h:8000/v1/chat/completions model=qwen".parse::<PlayerDef>().expect("parses").spec,
+            Spec::Openai {
+                url: "http://h:8000/v1/chat/completions".into(),
+                model: Some("qwen".into()),
+                api_key_env: None
+            }
+        );
+        for bad in [
+            "m=openai:",
+            "m=openai:http://h x=1",
+            "random",
+            "=random",
+            "a b=random",
+            "k=katago:0",
+            "k=katago:x",
+            "g=gtp:",
+            "x=foo",
+        ] {
             assert!(bad.parse::<PlayerDef>().is_err(), "{bad}");
         }
     }

@@ -62,6 +62,8 @@ struct Fixed {
     sprt: Option<Sprt>,
     stopped_counted_by: &'static str,
     resign: Option<game::Resign>,
+    /// The `openai:` players' options, where there are such players.
+    openai: Option<super::openai::OpenaiOptions>,
 }
 
 impl Fixed {
@@ -81,6 +83,11 @@ impl Fixed {
             sprt: o.sprt,
             stopped_counted_by: if o.settings.stopped_by_katago { "katago" } else { "reference" },
             resign: o.settings.resign,
+            openai: o
+                .players
+                .iter()
+                .any(|p| matches!(p.spec, players::Spec::Openai { .. }))
+                .then(|| o.env.openai.clone()),
         }
     }
 }

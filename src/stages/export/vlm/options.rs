@@ -84,6 +84,36 @@ pub struct VlmOptions {
     pub quiet: bool,
 }
 
+/// `kibo export vlm`'s defaults (its flags' defaults, the default templates), with
+/// next-move rows alone as pictured (`--mix next-move=1 --symmetries 1`): the options of a
+/// caller that draws single rows ([`super::make_row`]), such as `kibo match`'s `openai:`
+/// player, which sets the picture's and prompt's fields it takes from a set.
+impl Default for VlmOptions {
+    fn default() -> VlmOptions {
+        VlmOptions {
+            to: PathBuf::new(),
+            layout: Layout::Parquet,
+            limit: 0,
+            seed: 0,
+            tags: Vec::new(),
+            test: false,
+            cell_px: 32,
+            notation: Notation::Gtp,
+            answer_from: AnswerFrom::Human,
+            mix: vec![(Task::NextMove, 1.0)],
+            symmetries: 1,
+            last_moves: 0,
+            last_move_marker: true,
+            ko_marker: true,
+            image_tag: true,
+            templates: Templates::default(),
+            rows_per_file: 10_000,
+            memory_mb: 1024,
+            quiet: true,
+        }
+    }
+}
+
 impl VlmOptions {
     /// Refuses options that cannot be written, before anything is: named, with the value.
     pub fn check(&self) -> Result<(), String> {
