@@ -18,12 +18,17 @@ use kibo::stages::play::player::{Player, Reply, Seen};
 
 use crate::util;
 
-/// The venv's Python (with Pillow and numpy): `$PYTHON`, else the project's venv.
+/// The venv's Python (with Pillow and numpy): `$KIBO_VENV_PYTHON`, else the project's
+/// `.venv` (`make test` makes it before the Rust tests run).
 fn python() -> PathBuf {
-    let p = std::env::var_os("PYTHON")
+    let p = std::env::var_os("KIBO_VENV_PYTHON")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/root/.cache/kibo-venv-3.11.2/bin/python"));
-    assert!(p.exists(), "{} is missing: these tests need the venv's Python (set PYTHON)", p.display());
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python"));
+    assert!(
+        p.exists(),
+        "{} is missing: these tests need the venv's Python (`make venv`, or set KIBO_VENV_PYTHON)",
+        p.display()
+    );
     p
 }
 
