@@ -1,15 +1,20 @@
 """`kibo match`'s HTML report (docs/match-html.md): a match of a fake GTP engine that gives
 invalid answers on a schedule (fake_gtp_html.py, which logs them) against `random`. The
 page counts exactly the answers the engine logged, draws each with the refused point ringed
-where the record says, escapes a `<script>` answer, and links every game to a review page
-that exists and holds the game's moves."""
+where the record says (blue on the picture Chromium renders), escapes a `<script>` answer,
+and links every game to a review page that exists and holds the game's moves."""
+import io
 import json
 import pathlib
 import re
 import subprocess
 import sys
 
+import pytest
+from PIL import Image
+
 from conftest import ROOT
+from test_eval import browser  # noqa: F401 (the headless Chromium fixture)
 
 FAKE = ROOT / "tests" / "python" / "fake_gtp_html.py"
 COLS = "ABCDEFGHJKLMNOPQRST"
@@ -30,7 +35,10 @@ def circles(svg):
     return out
 
 
-def run_match(kibo, tmp_path):
+@pytest.fixture(scope="module")
+def match(kibo, tmp_path_factory):
+    """The match's folder and the fake engine's log of the invalid answers it gave."""
+    tmp_path = tmp_path_factory.mktemp("match_html")
     log = tmp_path / "given.txt"
     d = tmp_path / "m"
     fake = f"gtp:{sys.executable} {FAKE} --occupied-every 4 --garbage-at 3 --log {log}"
@@ -40,8 +48,14 @@ def run_match(kibo, tmp_path):
     return d, log
 
 
-def test_the_report_counts_draws_and_escapes_the_invalid_answers(kibo, tmp_path):
-    d, log = run_match(kibo, tmp_path)
+def figures(page):
+    """The drawn invalid answers: (game, move, kind, answer, the figure's markup)."""
+    return re.findall(r'<figure class="invalid" data-game="(\d+)" data-move="(\d+)" data-kind="(\w+)" '
+                      r'data-answer="([^"]*)">(.*?)</figure>', page, re.S)
+
+
+def test_the_report_counts_draws_and_escapes_the_invalid_answers(match):
+    d, log = match
     given = [l.split(" ", 2) for l in log.read_text().splitlines()]
     kinds = [g[1] for g in given]
     # Two games of 30 moves, the fake moving 15 times in each: one garbage answer a game
@@ -57,8 +71,7 @@ def test_the_report_counts_draws_and_escapes_the_invalid_answers(kibo, tmp_path)
     assert "<script>alert" not in page
     assert "&lt;script&gt;alert(&quot;kibo&quot;)&lt;/script&gt;" in page
     # Each figure: the occupied answer ringed in blue where the record says, over a stone.
-    figs = re.findall(r'<figure class="invalid" data-game="(\d+)" data-move="(\d+)" data-kind="(\w+)" '
-                      r'data-answer="([^"]*)">(.*?)</figure>', page, re.S)
+    figs = figures(page)
     assert len(figs) == len(given)
     assert sorted((int(f[1]), f[2], f[3]) for f in figs) == sorted(
         (int(g[0]), g[1], g[2] if g[1] == "occupied" else "") for g in given)
@@ -83,3 +96,23 @@ def test_the_report_counts_draws_and_escapes_the_invalid_answers(kibo, tmp_path)
         moves = re.search(r"const MOVES=\[(.*?)\];", review).group(1)
         assert len(re.findall(r"\[[12],-?\d+,\[", moves)) == r["moves"]
         assert len(re.findall(r"<li data-move=", review)) == len(r["invalid"])
+
+
+def test_the_refused_point_is_ringed_in_blue_on_the_rendered_picture(match, browser):
+    """Each occupied answer's picture, rendered by Chromium at its own size: blue on the
+    ring around the refused point, the stone's colour at its centre."""
+    d, _ = match
+    page = browser.new_page(viewport={"width": 800, "height": 900})
+    occupied = [f for f in figures((d / "match.html").read_text()) if f[2] == "occupied"]
+    assert occupied
+    for game, move, kind, answer, body in occupied:
+        svg = body[body.index("<svg"):body.index("</svg>") + len("</svg>")]
+        page.set_content(f"<html><body style='margin:0'>{svg}</body></html>")
+        png = page.screenshot(clip={"x": 0, "y": 0, "width": 700, "height": 700})
+        im = Image.open(io.BytesIO(png)).convert("RGB")
+        x, y = pixel(answer)
+        r, g, b = im.getpixel((x + 9, y))
+        assert b > 200 and r < 90, (answer, (r, g, b))
+        centre = im.getpixel((x, y))
+        assert max(centre) < 60 or min(centre) > 200, (answer, centre)  # a black or a white stone
+    page.close()
