@@ -50,7 +50,7 @@ impl GameMoves {
             .into_iter()
             .next()
             .context("no game tree")
-            .and_then(|g| g.map_err(|e| anyhow::anyhow!("{e:?}")))
+            .and_then(|g| g.map_err(|e| anyhow::anyhow!("{e}")))
             .with_context(|| format!("{}: not a readable game", path.display()))?;
         let setup = (rec.setup_black.iter().map(|&p| (Color::Black, p)))
             .chain(rec.setup_white.iter().map(|&p| (Color::White, p)))
