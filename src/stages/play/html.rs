@@ -709,6 +709,20 @@ mod tests {
     }
 
     #[test]
+    fn the_sprt_is_shown_with_its_ratio_bounds_and_decision() {
+        // 18 wins in a row accept H1 of 0 against 50 Elo at α = β = 0.05 (elo.rs's test).
+        let recs: Vec<GameRecordOut> = (0..18).map(|g| rec(g, "a", "b", 5.5)).collect();
+        let all: Vec<&GameRecordOut> = recs.iter().collect();
+        let t = crate::stages::play::elo::Sprt { elo0: 0.0, elo1: 50.0, alpha: 0.05, beta: 0.05 };
+        let mut rep = report_of(&recs);
+        rep.sprt = Some(report::sprt_prefix(&t, "a", &all));
+        let html = page(&rep, &recs, &BTreeMap::new()).unwrap();
+        assert!(html.contains("LLR 2.956 in [-2.944, 2.944] after 18 games: <b>H1 accepted</b>"), "{html}");
+        rep.sprt = None;
+        assert!(!page(&rep, &recs, &BTreeMap::new()).unwrap().contains("SPRT"));
+    }
+
+    #[test]
     fn a_raw_answer_is_escaped_on_both_pages() {
         let (r, g) = game_with_invalid();
         let recs = vec![r.clone()];
