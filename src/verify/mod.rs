@@ -34,6 +34,8 @@ pub use html::html_page;
 pub use marks::{render_marks_png, render_marks_svg, BoardMarks};
 pub use model::BoardPainter;
 pub use render::{point_pixel, render_png, render_svg, BoardMarkers, Style, IMAGE_HEIGHT, IMAGE_WIDTH};
+/// Text escaped for HTML and XML (the one escape of kibo's pages).
+pub(crate) use sample::xml_escape;
 use sample::{file_stem, sample_json};
 pub use sample::{mini_sgf, VerifySample};
 pub use text::text_diagram;

@@ -23,7 +23,8 @@ fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
-fn pct(r: &Rate) -> String {
+/// A rate as the page shows it: `12.5% [low, high] · count/n`, `–` when n is 0.
+pub(crate) fn pct(r: &Rate) -> String {
     match r.percent() {
         Some((x, low, high)) => format!("{x:.1}% <small>[{low:.1}, {high:.1}] · {}/{}</small>", r.count, r.n),
         None => "–".to_string(),
@@ -135,11 +136,11 @@ fn board_svg(r: &EvalRow, w: &Wrong) -> String {
     let mut marks = String::new();
     let mut mark = |p: Point, square: bool| {
         let (x, y) = point_pixel(p);
-        let _ = if square {
-            write!(marks, "<rect class=\"answer\" x=\"{}\" y=\"{}\" width=\"14\" height=\"14\" fill=\"none\" stroke=\"#1964ff\" stroke-width=\"3\"/>", x as i64 - 7, y as i64 - 7)
+        if square {
+            let _ = write!(marks, "<rect class=\"answer\" x=\"{}\" y=\"{}\" width=\"14\" height=\"14\" fill=\"none\" stroke=\"#1964ff\" stroke-width=\"3\"/>", x as i64 - 7, y as i64 - 7);
         } else {
-            write!(marks, "<circle class=\"answer\" cx=\"{x}\" cy=\"{y}\" r=\"9\" fill=\"none\" stroke=\"#1964ff\" stroke-width=\"4\"/>")
-        };
+            marks += &answer_ring(p);
+        }
     };
     if let Some(Move::Play(p)) = w.mv {
         mark(p, false);
@@ -151,6 +152,20 @@ fn board_svg(r: &EvalRow, w: &Wrong) -> String {
             }
         }
     }
+    with_marks(svg, &marks)
+}
+
+/// The blue ring the page marks an answer with, at `p` (class `answer`; `kibo match`'s
+/// page marks a refused answer with it too).
+pub(crate) fn answer_ring(p: Point) -> String {
+    let (x, y) = point_pixel(p);
+    format!(
+        "<circle class=\"answer\" cx=\"{x}\" cy=\"{y}\" r=\"9\" fill=\"none\" stroke=\"#1964ff\" stroke-width=\"4\"/>"
+    )
+}
+
+/// `svg` (a [`render_svg`] picture) with `marks` drawn over it, last.
+pub(crate) fn with_marks(svg: String, marks: &str) -> String {
     match svg.rfind("</svg>") {
         Some(end) => format!("{}{marks}{}", &svg[..end], &svg[end..]),
         None => svg,

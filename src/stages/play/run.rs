@@ -276,6 +276,7 @@ pub fn run(o: &MatchOptions) -> anyhow::Result<MatchReport> {
     let json = serde_json::to_vec_pretty(&rep)?;
     let p = o.dir.join("match.json");
     write_file_atomic(&p, |f| std::io::Write::write_all(f, &json)).with_context(|| format!("{}", p.display()))?;
+    super::html::write(&o.dir, &rep, &recs)?;
     Ok(rep)
 }
 
