@@ -2,7 +2,8 @@
 //! counted and kept, the strength with its interval.
 //!
 //! * [`player`]: what a player is; [`players`]: the `--player NAME=SPEC` specs and how each
-//!   is made ([`gtp`]: any GTP engine; [`random`]).
+//!   is made ([`gtp`]: any GTP engine; [`random`]; [`openai`]: an OpenAI-compatible
+//!   endpoint shown `kibo export vlm`'s picture and prompt); [`openings`]: `--openings`.
 //! * [`game`]: one game (the rules, invalid answers, the end); [`count`]: how it is counted.
 //! * [`record`]: a game as the match keeps it (its record and SGF); [`run`]: the schedule,
 //!   concurrency, resume and the SPRT stop; [`report`]: match.json; [`elo`]: the Elo
