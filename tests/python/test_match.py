@@ -190,6 +190,12 @@ def test_a_rerun_with_other_settings_is_refused(kibo, tmp_path):
     assert r.returncode == 2 and "other settings" in r.stderr
     r = match(kibo, tmp_path / "x", "--player", "a=random", check=False)
     assert r.returncode == 2 and "two --player" in r.stderr
+    # A player that cannot be made is refused before any game, and nothing is written.
+    for spec in ["gtp:/nonexistent/engine --mode gtp", "gtp:no-such-engine-on-path", "openai:https://api.example/v1",
+                 "openai:ftp://h/v1"]:
+        r = match(kibo, tmp_path / "y", "--player", f"bad={spec}", "--player", "b=random", check=False)
+        assert r.returncode == 2 and "--player bad" in r.stderr, (spec, r.stderr)
+        assert not (tmp_path / "y").exists()
 
 
 def test_katago_winrate_adjudicates_and_needs_katago(kibo, katago_flags, tmp_path):

@@ -137,6 +137,34 @@ pub fn katago_argv(k: &KatagoSettings, visits: u32, log_dir: &std::path::Path) -
     ])
 }
 
+/// Checks `def` before any game (a setup error, exit 2, names the player): a GTP program
+/// that cannot be found, `katago:` without `make katago`'s files, an `openai:` URL or
+/// options the player refuses. Nothing is started.
+pub fn check(def: &PlayerDef, env: &PlayerEnv) -> anyhow::Result<()> {
+    let named = |e: anyhow::Error| {
+        let msg = format!("--player {}: {e:#}", def.name);
+        anyhow::Error::from(crate::error::SetupError(msg))
+    };
+    match &def.spec {
+        Spec::Random => Ok(()),
+        Spec::Gtp(argv) => {
+            let prog = std::path::Path::new(&argv[0]);
+            let found = if prog.components().count() > 1 {
+                prog.is_file()
+            } else {
+                std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(prog).is_file()))
+            };
+            if found {
+                Ok(())
+            } else {
+                Err(named(anyhow::anyhow!("the GTP program {} is not found", prog.display())))
+            }
+        }
+        Spec::Katago(v) => katago_argv(&env.katago, *v, &env.log_dir).map(|_| ()).map_err(named),
+        Spec::Openai { .. } => make(def, env).map(|_| ()).map_err(named),
+    }
+}
+
 /// Makes `def`'s player for one game.
 pub fn make(def: &PlayerDef, env: &PlayerEnv) -> anyhow::Result<Box<dyn Player>> {
     let gtp = |argv: Vec<String>| -> anyhow::Result<Box<dyn Player>> {

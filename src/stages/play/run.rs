@@ -220,6 +220,9 @@ fn sprt_end(o: &MatchOptions, done: &BTreeMap<u64, GameRecordOut>, total: u64) -
 
 /// Runs (or finishes) the match and writes `match.json`.
 pub fn run(o: &MatchOptions) -> anyhow::Result<MatchReport> {
+    for p in &o.players {
+        players::check(p, &o.env)?;
+    }
     prepare(o)?;
     let total = pairs(o.players.len()).len() as u64 * o.games;
     let found = committed(&o.dir, total);
