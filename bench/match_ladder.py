@@ -35,7 +35,7 @@ def steps(net_cmd):
         ("overhead", ["a=random", "b=random"], ["--games", "20"]),
         ("net-random", [net, "random=random"], ["--games", "4", "--concurrency", "2"]),
         ("net-gnugo1", [net, g1], ["--games", "6", "--concurrency", "2"]),
-        ("gnugo1-gnugo10", [g1, g10], ["--games", "4", "--concurrency", "2"]),
+        ("gnugo1-gnugo10", [g1, g10], ["--games", "12", "--concurrency", "2"]),
         ("gnugo10-katago1", [g10, "katago-1=katago:1"], ["--games", "4", "--concurrency", "2"]),
     ]
     for cap in (80, 150, 200):

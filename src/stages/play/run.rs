@@ -232,6 +232,7 @@ pub fn run(o: &MatchOptions) -> anyhow::Result<MatchReport> {
     let judge = o.judge.clone().map(KatagoJudge::new);
     let progress = crate::progress::Progress::new("match", "games", Some(todo.len() as u64), o.quiet);
     let next = AtomicUsize::new(0);
+    let played_now = AtomicU64::new(0);
     let started = Instant::now();
     let failures: Mutex<Vec<anyhow::Error>> = Mutex::new(Vec::new());
     std::thread::scope(|s| {
@@ -247,7 +248,8 @@ pub fn run(o: &MatchOptions) -> anyhow::Result<MatchReport> {
                         let Ok(mut d) = done.lock() else { break };
                         d.insert(g, rec);
                         end.fetch_min(sprt_end(o, &d, total), Ordering::SeqCst);
-                        progress.message(progress_line(o, &d, started));
+                        let now = played_now.fetch_add(1, Ordering::SeqCst) + 1;
+                        progress.message(progress_line(o, &d, now, started));
                     }
                     Err(e) => {
                         if let Ok(mut f) = failures.lock() {
@@ -309,14 +311,15 @@ pub fn build_report(o: &MatchOptions, recs: &[GameRecordOut], total: u64) -> Mat
     }
 }
 
-/// The bar's message: games an hour, and the first pair's score.
-fn progress_line(o: &MatchOptions, d: &BTreeMap<u64, GameRecordOut>, started: Instant) -> String {
+/// The bar's message: games an hour (those this run played), and the first pair's score
+/// (every game committed).
+fn progress_line(o: &MatchOptions, d: &BTreeMap<u64, GameRecordOut>, played_now: u64, started: Instant) -> String {
     let hours = started.elapsed().as_secs_f64() / 3600.0;
     let first: Vec<&GameRecordOut> = d.values().filter(|r| r.pair == 0).collect();
     let p = report::pair(&o.players[0].name, &o.players[1].name, &first);
     format!(
         "{:.0} games/h  {} {}-{}-{} {}",
-        d.len() as f64 / hours.max(1e-9),
+        played_now as f64 / hours.max(1e-9),
         p.first,
         p.score.wins,
         p.score.losses,
