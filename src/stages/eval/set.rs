@@ -605,6 +605,14 @@ mod tests {
             let e = write(&w).unwrap_err();
             assert!(crate::error::is_setup(&e) && e.to_string().contains(&format!("no \"{key}\"")), "{e}");
         }
+        // `board`: absent (a picture set), or the text mode; another value is refused.
+        assert_eq!(o.board, BoardMode::Picture);
+        v["board"] = "text".into();
+        assert_eq!(write(&v).unwrap().board, BoardMode::Text);
+        v["board"] = "pictures".into();
+        let e = write(&v).unwrap_err();
+        assert!(crate::error::is_setup(&e) && e.to_string().contains("board \"pictures\""), "{e}");
+        v["board"] = "both".into();
         v["templates"]["nextmove"] = "x".into();
         assert!(write(&v).unwrap_err().to_string().contains("templates"), "an unknown template key is refused");
     }
