@@ -897,7 +897,8 @@ the chased chain however it runs? Answer yes or no."
 }
 
 /// The placeholders a template may hold.
-pub const PLACEHOLDERS: [&str; 6] = ["{coords}", "{side}", "{opponent}", "{move_number}", "{last_moves}", "{move}"];
+pub const PLACEHOLDERS: [&str; 7] =
+    ["{coords}", "{side}", "{opponent}", "{move_number}", "{last_moves}", "{move}", "{board}"];
 
 impl VlmTemplates {
     /// Refuses a template with a `{…}` that is not a placeholder (named, with its key).

@@ -211,12 +211,16 @@ pub fn run_vlm(out: &Path, dest: &Path, n: usize, seed: u64) -> anyhow::Result<u
     };
     let jsonl: Vec<PathBuf> =
         ["train.jsonl", "val.jsonl"].iter().map(|f| dest.join(f)).filter(|p| p.is_file()).collect();
+    let text_only = text_set(dest)?;
     if !jsonl.is_empty() {
         for path in jsonl {
             let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
             let split = if path.ends_with("val.jsonl") { "val" } else { "train" };
             for (k, line) in text.lines().enumerate() {
-                offer(qwen_view(dest, line, split).with_context(|| format!("{} line {}", path.display(), k + 1))?);
+                offer(
+                    qwen_view(dest, line, split, text_only)
+                        .with_context(|| format!("{} line {}", path.display(), k + 1))?,
+                );
             }
         }
     } else {
@@ -227,8 +231,9 @@ pub fn run_vlm(out: &Path, dest: &Path, n: usize, seed: u64) -> anyhow::Result<u
                 continue;
             }
             found = true;
-            crate::storage::read_parquet_columns(&dir, false, Some(&VLM_COLUMNS), |b| {
-                for v in parquet_views(&b)? {
+            let cols = if text_only { &VLM_COLUMNS[1..] } else { &VLM_COLUMNS[..] };
+            crate::storage::read_parquet_columns(&dir, false, Some(cols), |b| {
+                for v in parquet_views(&b, text_only)? {
                     offer(v);
                 }
                 Ok(())
@@ -248,6 +253,19 @@ pub fn run_vlm(out: &Path, dest: &Path, n: usize, seed: u64) -> anyhow::Result<u
     Ok(rows.len())
 }
 
+/// Whether the set in `dest` is text boards without pictures (`vlm.json`'s `board` is
+/// `text`; no `vlm.json` or no `board`: pictures).
+fn text_set(dest: &Path) -> anyhow::Result<bool> {
+    let path = dest.join("vlm.json");
+    if !path.is_file() {
+        return Ok(false);
+    }
+    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let v: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("reading {}", path.display()))?;
+    Ok(v["board"].as_str() == Some("text"))
+}
+
+/// The columns the page reads (`images` first: a text set has none).
 const VLM_COLUMNS: [&str; 9] =
     ["images", "messages", "task", "question", "game_id", "move_number", "source", "split", "symmetry"];
 
@@ -264,8 +282,8 @@ fn task_name(task: &str, question: Option<&str>) -> String {
     }
 }
 
-/// The rows of one batch of the Parquet layout.
-fn parquet_views(b: &arrow_array::RecordBatch) -> anyhow::Result<Vec<VlmView>> {
+/// The rows of one batch of the Parquet layout (`text`: a text set, no pictures).
+fn parquet_views(b: &arrow_array::RecordBatch, text: bool) -> anyhow::Result<Vec<VlmView>> {
     use arrow_array::{BinaryArray, ListArray, StringArray, StructArray};
     let c = Cols::new(b, "vlm");
     let list_struct = |name: &str| -> anyhow::Result<(&ListArray, &StructArray)> {
@@ -280,8 +298,12 @@ fn parquet_views(b: &arrow_array::RecordBatch) -> anyhow::Result<Vec<VlmView>> {
     let field = |s: &StructArray, i: usize| -> anyhow::Result<StringArray> {
         Ok(s.column(i).as_any().downcast_ref::<StringArray>().context("expected a string field")?.clone())
     };
-    let (il, is) = list_struct("images")?;
-    let bytes = is.column(0).as_any().downcast_ref::<BinaryArray>().context("images.bytes: not binary")?;
+    let images = if text {
+        None
+    } else {
+        let (il, is) = list_struct("images")?;
+        Some((il, is.column(0).as_any().downcast_ref::<BinaryArray>().context("images.bytes: not binary")?))
+    };
     let (ml, ms) = list_struct("messages")?;
     let (roles, contents) = (field(ms, 0)?, field(ms, 1)?);
     let (task, question, id, source, split) =
@@ -290,7 +312,7 @@ fn parquet_views(b: &arrow_array::RecordBatch) -> anyhow::Result<Vec<VlmView>> {
     let sym = c.prim::<UInt8Type>("symmetry")?;
     let mut v = Vec::with_capacity(b.num_rows());
     for i in 0..b.num_rows() {
-        let png = bytes.value(il.value_offsets()[i] as usize).to_vec();
+        let png = images.map(|(il, bytes)| bytes.value(il.value_offsets()[i] as usize).to_vec()).unwrap_or_default();
         let turns: Vec<(String, String)> =
             list_range(ml, i).map(|j| (roles.value(j).to_string(), contents.value(j).to_string())).collect();
         let (answer, turns) = match turns.split_last() {
@@ -314,12 +336,17 @@ fn parquet_views(b: &arrow_array::RecordBatch) -> anyhow::Result<Vec<VlmView>> {
     Ok(v)
 }
 
-/// One line of the Qwen layout's JSONL, its picture read from `dest`.
-fn qwen_view(dest: &Path, line: &str, split: &str) -> anyhow::Result<VlmView> {
+/// One line of the Qwen layout's JSONL, its picture read from `dest` (`text`: a text set,
+/// no picture).
+fn qwen_view(dest: &Path, line: &str, split: &str, text: bool) -> anyhow::Result<VlmView> {
     let j: serde_json::Value = serde_json::from_str(line)?;
     let s = |k: &str| j.get(k).and_then(|v| v.as_str()).map(str::to_string);
-    let image = s("image").context("no \"image\"")?;
-    let png = std::fs::read(dest.join(&image)).with_context(|| format!("reading {image}"))?;
+    let png = if text {
+        Vec::new()
+    } else {
+        let image = s("image").context("no \"image\"")?;
+        std::fs::read(dest.join(&image)).with_context(|| format!("reading {image}"))?
+    };
     let conv = j.get("conversations").and_then(|c| c.as_array()).context("no \"conversations\"")?;
     let mut turns: Vec<(String, String)> = conv
         .iter()

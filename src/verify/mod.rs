@@ -100,6 +100,9 @@ pub fn write_vlm_export(dir: &Path, rows: &[VlmView], dest: &Path) -> std::io::R
         let stem = vlm_stem(r.id);
         let json = serde_json::to_string_pretty(r).map_err(std::io::Error::other)? + "\n";
         for (name, bytes) in [(format!("{stem}.png"), r.png.clone()), (format!("{stem}.json"), json.into_bytes())] {
+            if bytes.is_empty() {
+                continue; // A text board's row has no picture.
+            }
             write_atomic(dir, &name, &bytes)?;
             written.push(name);
         }

@@ -59,7 +59,7 @@ pub fn vlm_page(rows: &[VlmView], dest: &Path) -> String {
             out,
             "<section class=\"row\" id=\"{stem}\"><h2>Row {id}: {task}</h2>\n\
              <p class=\"meta\">game <code>{game}</code> · move {mv} · {split} · symmetry {sym} · <code>{source}</code></p>\n\
-             <div class=\"pair\"><img src=\"{stem}.png\" width=\"{w}\" height=\"{w}\" alt=\"board of row {id}\">\n<div class=\"turns\">",
+             <div class=\"pair\">{img}\n<div class=\"turns\">",
             id = r.id,
             task = esc(&r.task),
             game = esc(&r.game_id),
@@ -67,7 +67,12 @@ pub fn vlm_page(rows: &[VlmView], dest: &Path) -> String {
             split = esc(&r.split),
             sym = r.symmetry,
             source = esc(&r.source),
-            w = r.width,
+            // A text board's row has no picture: its board is in the turns.
+            img = if r.png.is_empty() {
+                String::new()
+            } else {
+                format!("<img src=\"{stem}.png\" width=\"{w}\" height=\"{w}\" alt=\"board of row {id}\">", w = r.width, id = r.id)
+            },
         );
         for (role, text) in &r.turns {
             let _ =

@@ -529,3 +529,30 @@ def test_an_empty_predictions_file_is_refused(kibo, eval_set, tmp_path, text):
     assert r.returncode == 2, (r.returncode, r.stdout)
     assert str(path) in r.stderr and "empty" in r.stderr, r.stderr
     assert not (tmp_path / "report.json").exists()
+
+
+@pytest.mark.parametrize("layout", ["parquet", "qwen"])
+def test_a_text_set_scores_as_its_picture_set(kibo, sample_out, eval_set, tmp_path, layout):
+    """`--board text`: the same rows and truths as the picture set, so the same answers get
+    the same report (but for the file names); the HTML page draws the rendered boards."""
+    text = export(kibo, sample_out, tmp_path / f"text-{layout}", "--board", "text", "--layout", layout)
+    assert json.loads((text / "vlm.json").read_text())["board"] == "text"
+    rows = rows_of(eval_set)
+    preds = []
+    for k, r in enumerate(rows):
+        a = r["answer"]
+        if k % 3 == 1 and r["task"] == "next-move" and a != "pass":
+            a = gtp(SYMS[0][1](*point(a)))
+        elif k % 3 == 2:
+            a = "I am not sure"
+        preds.append({"id": r["id"], "answer": a})
+    (tmp_path / "p").mkdir()
+    (tmp_path / "t").mkdir()
+    want = run_eval(kibo, eval_set, preds, tmp_path / "p")
+    html = tmp_path / "t" / "report.html"
+    got = run_eval(kibo, text, preds, tmp_path / "t", "--html", str(html))
+    for key in ["set", "predictions"]:
+        want.pop(key), got.pop(key)
+    assert got == want
+    assert 0 < got["next-move"]["top1"]["count"] < got["next-move"]["n"]
+    assert html.read_text().count("<svg") > 1

@@ -272,11 +272,12 @@ def tree(dest):
     return {p.relative_to(dest).as_posix(): p.read_bytes() for p in sorted(dest.rglob("*")) if p.is_file()}
 
 
-@pytest.mark.parametrize("layout", ["parquet", "qwen"])
-def test_byte_identical_with_one_and_two_threads(kibo, sample_out, tmp_path, layout):
+@pytest.mark.parametrize("layout,board", [("parquet", "picture"), ("qwen", "picture"), ("parquet", "text"),
+                                          ("qwen", "text"), ("parquet", "both")])
+def test_byte_identical_with_one_and_two_threads(kibo, sample_out, tmp_path, layout, board):
     a, b = tmp_path / "a", tmp_path / "b"
     common = ["--limit", 1500, "--seed", 9, "--mix", "next-move=2,transcribe=1,tactics=1", "--symmetries", 8,
-              "--layout", layout, "--rows-per-file", 400]
+              "--layout", layout, "--rows-per-file", 400, "--board", board]
     export(kibo, sample_out, a, "--threads", 1, *common)
     export(kibo, sample_out, b, "--threads", 2, *common)
     ta, tb = tree(a), tree(b)
@@ -332,3 +333,112 @@ def test_a_template_with_an_unknown_placeholder_is_a_located_error(kibo, sample_
     for r in rows:
         assert r["messages"][0] == {"role": "system", "content": "You read Go boards."}
         assert r["prompt"].endswith(f"to move (move {r['move_number']}).")
+
+
+# Text boards (`--board text|both`, docs/vlm.md "Text boards"): parsed here, independently
+# of kibo's code, from the prompt's grid and its sentence.
+
+def parse_text_board(prompt):
+    """The grid of a text board in `prompt`: the letters' line, then 19 rows of 19 points
+    separated by spaces, each row its number first; (board, the line after the grid)."""
+    lines = prompt.split("\n")
+    head = "   " + " ".join(GTP_COLS)
+    assert lines.count(head) == 1, prompt
+    k = lines.index(head)
+    rows = lines[k + 1:k + 1 + N]
+    assert [r[:3] for r in rows] == [f"{N - i:>2} " for i in range(N)], prompt
+    cells = [r[3:].split(" ") for r in rows]
+    assert all(len(c) == N and all(len(p) == 1 for p in c) for c in cells), prompt
+    board = np.array([[{"X": 1, "O": 2, ".": 0}[p] for p in c] for c in cells])
+    return board, lines[k + 1 + N]
+
+
+def check_text_rows(rows, samples, notation):
+    """Every row's text board is its sample's board under the row's symmetry, with the last
+    move and the ko point in words; the side to move is named (all but transcribe rows)."""
+    kos = 0
+    for r in rows:
+        key = (r["game_id"], r["move_number"])
+        s, sym, prompt = samples[key], r["symmetry"], r["prompt"]
+        board, words = parse_text_board(prompt)
+        assert (board == sym_board(s["board"], sym)).all(), f"{key} symmetry {sym}: the text board is another board"
+        side, opp = ("Black", "White") if s["to_play"] == 1 else ("White", "Black")
+        assert words.startswith("X is Black, O is White, . is empty. "), words
+        if not s["history"]:
+            assert "No move has been played yet." in words, (key, words)
+        elif s["history"][0] == N * N:
+            assert f"The last move was a pass by {opp}." in words, (key, words)
+        else:
+            last = write_point(move_point(s["history"][0], sym), notation)
+            assert f"The last move was {opp} {last}." in words, (key, words)
+        if s["ko_point"] is None:
+            assert "may not take the ko" not in words, (key, words)
+        else:
+            kos += 1
+            ko = write_point(move_point(s["ko_point"], sym), notation)
+            assert words.endswith(f"{side} may not take the ko at {ko}."), (key, words)
+        if r["task"] != "transcribe":
+            assert f"{side} {'to play' if r['task'] != 'tactics' or r['question'] == 'atari' else 'plays'}" \
+                in prompt, prompt
+        # The default templates: the board right after the coordinates' sentence.
+        assert prompt.split("\n")[1] == "   " + " ".join(GTP_COLS), prompt
+    assert kos > 0, "no row with a ko point: the ko sentence is untested"
+
+
+TEXT_ARGS = ["--limit", 0, "--seed", 6, "--mix", "next-move=0.4,transcribe=0.3,tactics=0.3", "--symmetries", 8]
+
+
+@pytest.mark.parametrize("layout,notation", [("parquet", "gtp"), ("qwen", "sgf")])
+def test_every_text_board_parses_back_to_its_row(kibo, sample_out, tmp_path, layout, notation):
+    to = tmp_path / "text"
+    export(kibo, sample_out, to, "--board", "text", "--layout", layout, "--answer", notation, *TEXT_ARGS)
+    if layout == "parquet":
+        rows = [r for split in ("train", "val") for f in sorted((to / split).glob("*.parquet"))
+                for r in pq.read_table(f).to_pylist()]
+        assert rows and all("images" not in r for r in rows)
+        for r in rows:
+            assert [m["content"] for m in r["messages"] if m["role"] == "user"] == [r["prompt"]]
+        meta = pq.read_schema(next((to / "train").glob("*.parquet"))).metadata[b"huggingface"].decode()
+        assert "Image" not in meta and "images" not in meta
+    else:
+        rows = []
+        for split in ("train", "val"):
+            for line in (to / f"{split}.jsonl").read_text().splitlines():
+                r = json.loads(line)
+                assert "image" not in r and "<image>" not in line, line[:200]
+                conv = r["conversations"]
+                r["prompt"], r["answer"] = conv[0]["value"], conv[1]["value"]
+                rows.append(r)
+        assert not (to / "images").exists()
+    samples = {(r["game_id"], r["move_number"]): r for r in pq.read_table(sample_out / "samples").to_pylist()}
+    check_text_rows(rows, samples, notation)
+    assert {r["task"] for r in rows} == {"next-move", "transcribe", "tactics"}
+    assert len({r["symmetry"] for r in rows}) == 8
+    assert json.loads((to / "vlm.json").read_text())["board"] == "text"
+    for entry in json.loads((to / "dataset_info.json").read_text()).values():
+        assert set(entry["columns"]) == {"messages"}, entry
+
+
+def test_both_keeps_the_picture_and_adds_the_text_board(kibo, sample_out, tmp_path):
+    args = ["--limit", 300, "--seed", 2, "--mix", "next-move=1,transcribe=1,tactics=1", "--symmetries", 8]
+    export(kibo, sample_out, tmp_path / "pic", *args)
+    export(kibo, sample_out, tmp_path / "both", "--board", "both", *args)
+    pic, both = parquet_rows(tmp_path / "pic"), parquet_rows(tmp_path / "both")
+    assert [r["png"] for r in both] == [r["png"] for r in pic], "the pictures are the picture export's"
+    assert all(r["user"] == "<image>" + r["prompt"] for r in both)
+    samples = {(r["game_id"], r["move_number"]): r for r in pq.read_table(sample_out / "samples").to_pylist()}
+    check_text_rows(both, samples, "gtp")
+    for p, b in zip(pic, both):
+        assert p["answer"] == b["answer"] and "\n" not in p["prompt"] and "\n" in b["prompt"]
+    assert "board" not in json.loads((tmp_path / "pic" / "vlm.json").read_text())
+
+
+def test_datasets_loads_a_text_set_without_an_image_feature(kibo, sample_out, tmp_path):
+    import datasets
+    to = tmp_path / "text"
+    export(kibo, sample_out, to, "--board", "text", "--limit", 200)
+    ds = datasets.load_dataset(str(to), cache_dir=str(tmp_path / "hf"))
+    assert "images" not in ds["train"].features
+    row = ds["train"][0]
+    assert [m["role"] for m in row["messages"]] == ["user", "assistant"]
+    assert "<image>" not in row["messages"][0]["content"]

@@ -272,3 +272,26 @@ def test_vlm_review_page_shows_the_rows_as_the_model_sees_them(browser, vlm_veri
     if os.environ.get("REVIEW_SCREENSHOT"):
         page.screenshot(path=os.environ["REVIEW_SCREENSHOT"].replace(".png", "-vlm.png"), full_page=False)
     context.close()
+
+
+@pytest.mark.parametrize("layout", ["parquet", "qwen"])
+def test_vlm_review_page_of_a_text_set_shows_the_text_board(browser, kibo, sample_out, tmp_path, layout):
+    """`--board text`: no picture files, no <img>; the user turn shows the stored prompt
+    with its text board."""
+    dest, out = tmp_path / "vlm", tmp_path / "out"
+    subprocess.run([kibo, "export", "vlm", "--out", str(sample_out), "--to", str(dest), "--limit", "100",
+                    "--board", "text", "--layout", layout, "-q"], check=True)
+    r = subprocess.run([kibo, "sample", "--out", str(out), "--vlm", str(dest)], cwd=ROOT, capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr
+    d = out / "verify" / "vlm"
+    assert sorted(p.name for p in d.glob("vlm-*")) == [f"vlm-{i:02}.json" for i in range(1, 21)]
+    page = browser.new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(f"pageerror: {exc}"))
+    page.goto((d / "index.html").as_uri())
+    assert errors == [] and page.locator("section.row").count() == 20 and page.locator("img").count() == 0
+    for i in range(20):
+        user = page.locator("section.row").nth(i).locator(".turn pre").first.inner_text()
+        assert "   A B C D E F G H J K L M N O P Q R S T\n19 " in user and "<image>" not in user, user
+    page.close()

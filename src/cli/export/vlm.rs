@@ -22,6 +22,10 @@ pub(in crate::cli) struct VlmArgs {
     /// 28 (588 px, Qwen2/2.5-VL); any even number from 26 to 64.
     #[arg(long, default_value_t = 32)]
     cell_px: u32,
+    /// How a row shows the board: picture (the default), text (the board as text in the
+    /// prompt, no picture) or both.
+    #[arg(long, value_enum, default_value = "picture")]
+    board: Board,
     /// The next-move answer: human (the move played, the default) or engine (KataGo's
     /// move from `kibo label`; the move played stays in `human_move`). `gtp` and `sgf`
     /// are kept as the human answer in that notation (as --notation).
@@ -70,6 +74,24 @@ impl From<Layout> for vlm::Layout {
         match l {
             Layout::Parquet => vlm::Layout::Parquet,
             Layout::Qwen => vlm::Layout::Qwen,
+        }
+    }
+}
+
+/// `--board`: [`vlm::BoardMode`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Board {
+    Picture,
+    Text,
+    Both,
+}
+
+impl From<Board> for vlm::BoardMode {
+    fn from(b: Board) -> vlm::BoardMode {
+        match b {
+            Board::Picture => vlm::BoardMode::Picture,
+            Board::Text => vlm::BoardMode::Text,
+            Board::Both => vlm::BoardMode::Both,
         }
     }
 }
@@ -171,6 +193,7 @@ pub(super) fn exec(a: VlmArgs) -> anyhow::Result<i32> {
         tags: a.draw.tags.clone(),
         test,
         cell_px: a.cell_px,
+        board: a.board.into(),
         notation,
         answer_from: a.answer.from(),
         mix: vlm::parse_mix(mix).map_err(SetupError)?,
@@ -202,14 +225,21 @@ pub(super) fn exec(a: VlmArgs) -> anyhow::Result<i32> {
         .filter(|(_, n)| *n > 0)
         .map(|(t, n)| format!("{} {n}", t.name()))
         .collect();
+    let pictures = if opt.board.picture() {
+        format!(
+            "{}x{} px pictures of {:.1} KB on average",
+            rep.picture_px,
+            rep.picture_px,
+            if rows == 0 { 0.0 } else { rep.picture_bytes as f64 / rows as f64 / 1000.0 }
+        )
+    } else {
+        "text boards, no pictures".to_string()
+    };
     eprintln!(
-        "export vlm: {} rows ({}) of {} candidates, {}x{} px pictures of {:.1} KB on average, {} files in {}, {:.1} s",
+        "export vlm: {} rows ({}) of {} candidates, {pictures}, {} files in {}, {:.1} s",
         if test { format!("{} test", rep.rows[0]) } else { format!("{} train and {} val", rep.rows[0], rep.rows[1]) },
         tasks.join(", "),
         rep.candidates,
-        rep.picture_px,
-        rep.picture_px,
-        if rows == 0 { 0.0 } else { rep.picture_bytes as f64 / rows as f64 / 1000.0 },
         rep.files,
         opt.to.display(),
         t0.elapsed().as_secs_f64()

@@ -17,7 +17,7 @@ use arrow_array::Array;
 use super::parse::{parse_atari, parse_lead, parse_yes_no};
 use crate::coord::{symmetry_index, Move, Point, NN};
 use crate::error::SetupError;
-use crate::stages::export::vlm::{AnswerFrom, Layout, Notation, Question, Task, VlmOptions};
+use crate::stages::export::vlm::{AnswerFrom, BoardMode, Layout, Notation, Question, Task, VlmOptions};
 use crate::tables::Cols;
 
 /// What `vlm.json` says of the set.
@@ -204,6 +204,11 @@ pub fn vlm_options(dest: &Path) -> anyhow::Result<VlmOptions> {
         tags: tags.ok_or_else(|| bad("tags", "a list of strings"))?,
         test: v["split"].as_str() == Some("test"),
         cell_px: small("cell_px")?,
+        // Written only for text boards (`--board text|both`): absent, the set is pictures.
+        board: match v.get("board") {
+            None => BoardMode::Picture,
+            Some(b) => b.as_str().ok_or_else(|| bad("board", "a string"))?.parse().map_err(|e| parsed("board", e))?,
+        },
         notation: text("answer")?.parse().map_err(|e| parsed("answer", e))?,
         answer_from: match text("answer_from")? {
             "human" => AnswerFrom::Human,
@@ -600,6 +605,14 @@ mod tests {
             let e = write(&w).unwrap_err();
             assert!(crate::error::is_setup(&e) && e.to_string().contains(&format!("no \"{key}\"")), "{e}");
         }
+        // `board`: absent (a picture set), or the text mode; another value is refused.
+        assert_eq!(o.board, BoardMode::Picture);
+        v["board"] = "text".into();
+        assert_eq!(write(&v).unwrap().board, BoardMode::Text);
+        v["board"] = "pictures".into();
+        let e = write(&v).unwrap_err();
+        assert!(crate::error::is_setup(&e) && e.to_string().contains("board \"pictures\""), "{e}");
+        v["board"] = "both".into();
         v["templates"]["nextmove"] = "x".into();
         assert!(write(&v).unwrap_err().to_string().contains("templates"), "an unknown template key is refused");
     }

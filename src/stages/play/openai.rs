@@ -26,7 +26,7 @@ use super::player::{Answer, Player, Reply, Seen};
 use crate::coord::NN;
 use crate::samples::HISTORY;
 use crate::stages::eval::parse::{is_resign, parse_move};
-use crate::stages::export::vlm::{self, Notation, SourceRow, Templates, VlmOptions, VlmRow};
+use crate::stages::export::vlm::{self, BoardMode, Notation, SourceRow, Templates, VlmOptions, VlmRow};
 use crate::verify::{BoardPainter, Style};
 
 /// How the position is drawn and asked: `kibo export vlm`'s options that a next-move row
@@ -36,6 +36,10 @@ use crate::verify::{BoardPainter, Style};
 pub struct Picture {
     /// Pixels between two grid lines (`--cell-px`).
     pub cell_px: u32,
+    /// The picture, the text board, or both (`--board`); written in `match.json` only when
+    /// not the picture, so a picture match's file is as before.
+    #[serde(skip_serializing_if = "BoardMode::is_picture")]
+    pub board: BoardMode,
     /// How the prompt writes points and the answer is read (`--answer`).
     pub notation: Notation,
     /// Earlier moves the prompt lists (`--last-moves`).
@@ -58,6 +62,7 @@ impl From<&VlmOptions> for Picture {
     fn from(o: &VlmOptions) -> Picture {
         Picture {
             cell_px: o.cell_px,
+            board: o.board,
             notation: o.notation,
             last_moves: o.last_moves,
             last_move_marker: o.last_move_marker,
@@ -79,6 +84,7 @@ impl Picture {
     pub fn vlm_options(&self) -> anyhow::Result<VlmOptions> {
         let o = VlmOptions {
             cell_px: self.cell_px,
+            board: self.board,
             notation: self.notation,
             last_moves: self.last_moves,
             last_move_marker: self.last_move_marker,
@@ -177,17 +183,22 @@ pub fn source_row(seen: &Seen<'_>) -> SourceRow {
 
 /// The chat-completions request: the system text (when there is one), then one user
 /// turn with the picture as a `data:image/png;base64,` URL and the prompt (the order of
-/// the export's `<image>` + prompt), `temperature: 0`, `seed`, `max_tokens`.
+/// the export's `<image>` + prompt), `temperature: 0`, `seed`, `max_tokens`. A text board
+/// (`board: text`) has no picture: the user turn's content is the prompt, a plain string.
 pub fn request_body(opts: &OpenaiOptions, row: &VlmRow, seed: u64) -> serde_json::Value {
-    let url = format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(&row.png));
     let mut messages = Vec::new();
     if let Some(s) = &row.system {
         messages.push(json!({"role": "system", "content": s}));
     }
-    messages.push(json!({"role": "user", "content": [
-        {"type": "image_url", "image_url": {"url": url}},
-        {"type": "text", "text": row.prompt},
-    ]}));
+    if opts.picture.board.picture() {
+        let url = format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(&row.png));
+        messages.push(json!({"role": "user", "content": [
+            {"type": "image_url", "image_url": {"url": url}},
+            {"type": "text", "text": row.prompt},
+        ]}));
+    } else {
+        messages.push(json!({"role": "user", "content": row.prompt}));
+    }
     json!({
         "model": opts.model,
         "messages": messages,
@@ -230,7 +241,7 @@ pub struct LogLine {
     pub seed: u64,
     pub system: Option<String>,
     pub prompt: String,
-    /// blake3 of the PNG sent (its file `png/<blake3>.png` when kept).
+    /// blake3 of the PNG sent (its file `png/<blake3>.png` when kept); empty for a text board.
     pub png_blake3: String,
     pub png_bytes: usize,
     /// `ok`, or `error` (every try failed: the game's fault).
@@ -391,7 +402,9 @@ impl Player for OpenaiPlayer {
         let seed = self.opts.seed.unwrap_or(seen.seed);
         let body = serde_json::to_string(&request_body(&self.opts, &row, seed))?;
         let out = self.ask(&body, seen);
-        let hash = blake3::hash(&row.png).to_hex().to_string();
+        // A text board has no picture: no hash, nothing to keep.
+        let picture = self.vlm.board.picture();
+        let hash = if picture { blake3::hash(&row.png).to_hex().to_string() } else { String::new() };
         let reply = out.content.as_ref().ok().and_then(|c| read_reply(c, self.vlm.notation));
         let line = LogLine {
             game: seen.game,
@@ -418,10 +431,10 @@ impl Player for OpenaiPlayer {
             tries: out.tries,
         };
         self.log.line(&line)?;
-        if self.opts.save_pictures {
+        if self.opts.save_pictures && picture {
             self.log.picture(&hash, &row.png)?;
         }
-        self.last_png = Some((hash, row.png));
+        self.last_png = picture.then_some((hash, row.png));
         match out.content {
             Ok(raw) => Ok(Answer { raw, reply, seconds: out.latency_s.unwrap_or(0.0) }),
             Err(e) => anyhow::bail!(
@@ -509,6 +522,31 @@ mod tests {
         opts.picture.templates.system.clear();
         let row = vlm::make_row(&source_row(&s), &opts.picture.vlm_options().unwrap(), &painter).unwrap();
         assert_eq!(request_body(&opts, &row, 5)["messages"].as_array().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_text_set_sends_one_user_turn_of_text_alone() {
+        let mut opts = OpenaiOptions::default();
+        opts.picture.board = BoardMode::Text;
+        let vlm = opts.picture.vlm_options().unwrap();
+        assert_eq!(vlm.board, BoardMode::Text);
+        let painter = BoardPainter::new(Style::model(vlm.cell_px).unwrap()).unwrap();
+        let mut board = Board::new();
+        let moves = [(Color::Black, mv("Q16"))];
+        board.play(Color::Black, mv("Q16"), &crate::engine::Rules::default()).unwrap();
+        let row = vlm::make_row(&source_row(&seen(&board, &moves, Color::White)), &vlm, &painter).unwrap();
+        assert!(row.png.is_empty(), "a text row has no picture");
+        assert!(row.prompt.contains("\n16 . . . . . . . . . . . . . . . X . . .\n"), "{}", row.prompt);
+        assert!(row.prompt.contains("The last move was Black Q16."), "{}", row.prompt);
+        let body = request_body(&opts, &row, 5);
+        let msgs = body["messages"].as_array().unwrap();
+        assert_eq!(msgs.len(), 1);
+        assert_eq!(msgs[0], json!({"role": "user", "content": row.prompt}));
+        assert!(!body.to_string().contains("image_url"));
+        // A picture set's options serialise as before (no `board` key); a text set's carry it.
+        assert!(!serde_json::to_string(&Picture::default()).unwrap().contains("\"board\":"));
+        let back: Picture = serde_json::from_str(&serde_json::to_string(&opts.picture).unwrap()).unwrap();
+        assert_eq!(back.board, BoardMode::Text);
     }
 
     #[test]

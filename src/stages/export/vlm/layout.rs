@@ -30,7 +30,7 @@ use parquet::file::properties::WriterProperties;
 use parquet::schema::types::ColumnPath;
 use serde_json::json;
 
-use super::options::{split_names, Layout, VlmOptions, VlmReport, VlmRow};
+use super::options::{split_names, BoardMode, Layout, VlmOptions, VlmReport, VlmRow};
 use super::text::{Notation, Task};
 
 /// The names the export owns in DEST (either layout's): an export replaces them all.
@@ -118,34 +118,39 @@ fn message_fields() -> Fields {
 }
 
 /// The columns of the Parquet layout and their Hugging Face features (JSON, the keys in
-/// the columns' and the structs' order: `datasets` orders columns and struct fields by them).
-fn columns() -> Vec<(Field, String)> {
+/// the columns' and the structs' order: `datasets` orders columns and struct fields by them);
+/// without `images` when the rows have no picture (`--board text`).
+fn columns(picture: bool) -> Vec<(Field, String)> {
     const STRING: &str = r#"{"_type":"Value","dtype":"string"}"#;
     let image = r#"{"_type":"List","feature":{"_type":"Image"}}"#.to_string();
     let message = format!(r#"{{"_type":"List","feature":{{"role":{STRING},"content":{STRING}}}}}"#);
     let value = |dtype: &str| format!(r#"{{"_type":"Value","dtype":"{dtype}"}}"#);
-    vec![
-        (list_of("images", DataType::Struct(image_fields())), image),
-        (list_of("messages", DataType::Struct(message_fields())), message),
-        (utf8("prompt"), value("string")),
-        (utf8("answer"), value("string")),
-        (utf8("human_move"), value("string")),
-        (utf8("task"), value("string")),
-        (utf8("question"), value("string")),
-        (utf8("to_play"), value("string")),
-        (Field::new("symmetry", DataType::UInt8, true), value("uint8")),
-        (utf8("game_id"), value("string")),
-        (Field::new("move_number", DataType::UInt16, true), value("uint16")),
-        (utf8("source"), value("string")),
-        (utf8("split"), value("string")),
-        (list_of("tags", DataType::Utf8), format!(r#"{{"_type":"List","feature":{STRING}}}"#)),
-        (utf8("id"), value("string")),
-    ]
+    let images = picture.then(|| (list_of("images", DataType::Struct(image_fields())), image));
+    images
+        .into_iter()
+        .chain([
+            (list_of("messages", DataType::Struct(message_fields())), message),
+            (utf8("prompt"), value("string")),
+            (utf8("answer"), value("string")),
+            (utf8("human_move"), value("string")),
+            (utf8("task"), value("string")),
+            (utf8("question"), value("string")),
+            (utf8("to_play"), value("string")),
+            (Field::new("symmetry", DataType::UInt8, true), value("uint8")),
+            (utf8("game_id"), value("string")),
+            (Field::new("move_number", DataType::UInt16, true), value("uint16")),
+            (utf8("source"), value("string")),
+            (utf8("split"), value("string")),
+            (list_of("tags", DataType::Utf8), format!(r#"{{"_type":"List","feature":{STRING}}}"#)),
+            (utf8("id"), value("string")),
+        ])
+        .collect()
 }
 
-/// The Parquet layout's schema, its `huggingface` metadata in the schema's metadata.
-pub fn schema() -> SchemaRef {
-    let cols = columns();
+/// The Parquet layout's schema, its `huggingface` metadata in the schema's metadata
+/// (`picture`: with the `images` column).
+pub fn schema(picture: bool) -> SchemaRef {
+    let cols = columns(picture);
     let features: Vec<String> = cols.iter().map(|(f, v)| format!("{}:{v}", json!(f.name()))).collect();
     let hf = format!(r#"{{"info":{{"features":{{{}}}}}}}"#, features.join(","));
     let meta: std::collections::HashMap<String, String> = [("huggingface".to_string(), hf)].into_iter().collect();
@@ -174,7 +179,7 @@ const ROW_GROUP: usize = 512;
 
 /// The rows of one batch as Arrow arrays, in [`schema`]'s order.
 fn batch(schema: &SchemaRef, rows: &[VlmRow], opt: &VlmOptions) -> anyhow::Result<RecordBatch> {
-    let image_tag = opt.image_tag;
+    let (picture, image_tag) = (opt.board.picture(), opt.image_tag && opt.board.picture());
     let mut images = ListBuilder::new(StructBuilder::from_fields(image_fields(), rows.len()))
         .with_field(Arc::new(Field::new("item", DataType::Struct(image_fields()), true)));
     let mut messages = ListBuilder::new(StructBuilder::from_fields(message_fields(), rows.len() * 3))
@@ -185,11 +190,13 @@ fn batch(schema: &SchemaRef, rows: &[VlmRow], opt: &VlmOptions) -> anyhow::Resul
     let mut ids = StringBuilder::new();
     let (mut sym, mut mn) = (UInt8Builder::new(), UInt16Builder::new());
     for r in rows {
-        let s = images.values();
-        s.field_builder::<BinaryBuilder>(0).expect("invariant: bytes").append_value(&r.png);
-        s.field_builder::<StringBuilder>(1).expect("invariant: path").append_value(&r.image_name);
-        s.append(true);
-        images.append(true);
+        if picture {
+            let s = images.values();
+            s.field_builder::<BinaryBuilder>(0).expect("invariant: bytes").append_value(&r.png);
+            s.field_builder::<StringBuilder>(1).expect("invariant: path").append_value(&r.image_name);
+            s.append(true);
+            images.append(true);
+        }
         let m = messages.values();
         for (role, content) in turns(r, if image_tag { "<image>" } else { "" }) {
             m.field_builder::<StringBuilder>(0).expect("invariant: role").append_value(role);
@@ -222,23 +229,27 @@ fn batch(schema: &SchemaRef, rows: &[VlmRow], opt: &VlmOptions) -> anyhow::Resul
     }
     let mut s = strs.into_iter().map(|mut b| Arc::new(b.finish()) as ArrayRef);
     let mut next = || s.next().expect("invariant: nine string columns");
-    let arrays: Vec<ArrayRef> = vec![
-        Arc::new(images.finish()),
-        Arc::new(messages.finish()),
-        next(),
-        next(),
-        next(),
-        next(),
-        next(),
-        next(),
-        Arc::new(sym.finish()),
-        next(),
-        Arc::new(mn.finish()),
-        next(),
-        next(),
-        Arc::new(tags.finish()),
-        Arc::new(ids.finish()),
-    ];
+    let images: ArrayRef = Arc::new(images.finish());
+    let arrays: Vec<ArrayRef> = picture
+        .then_some(images)
+        .into_iter()
+        .chain([
+            Arc::new(messages.finish()) as ArrayRef,
+            next(),
+            next(),
+            next(),
+            next(),
+            next(),
+            next(),
+            Arc::new(sym.finish()),
+            next(),
+            Arc::new(mn.finish()),
+            next(),
+            next(),
+            Arc::new(tags.finish()),
+            Arc::new(ids.finish()),
+        ])
+        .collect();
     Ok(RecordBatch::try_new(schema.clone(), arrays)?)
 }
 
@@ -336,18 +347,21 @@ struct QwenSplit {
 }
 
 impl QwenSplit {
-    fn push(&mut self, r: VlmRow) -> anyhow::Result<()> {
+    /// Writes the row's line (and its PNG, when it has a picture: `picture`).
+    fn push(&mut self, r: VlmRow, picture: bool) -> anyhow::Result<()> {
         let rel = format!("images/{}/{}/{}", self.name, &r.image_name[..2.min(r.image_name.len())], r.image_name);
-        let path = self.root.join(&rel);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+        if picture {
+            let path = self.root.join(&rel);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+            }
+            std::fs::write(&path, &r.png).with_context(|| format!("writing {}", path.display()))?;
         }
-        std::fs::write(&path, &r.png).with_context(|| format!("writing {}", path.display()))?;
-        let conversations: Vec<serde_json::Value> = turns(&r, "<image>\n")
+        let conversations: Vec<serde_json::Value> = turns(&r, if picture { "<image>\n" } else { "" })
             .into_iter()
             .map(|(role, text)| json!({"from": if role == "user" { "human" } else { "gpt" }, "value": text}))
             .collect();
-        let line = json!({
+        let mut line = json!({
             "image": rel,
             "conversations": conversations,
             "task": r.task.name(),
@@ -360,6 +374,9 @@ impl QwenSplit {
             "tags": r.tags,
             "id": crate::stages::draw::row_id(&r.game_id, r.move_number),
         });
+        if !picture {
+            line.as_object_mut().expect("invariant: an object").remove("image");
+        }
         serde_json::to_writer(&mut self.jsonl, &line)?;
         self.jsonl.write_all(b"\n")?;
         Ok(())
@@ -380,7 +397,7 @@ impl Writer {
         let root = staging.dir().to_path_buf();
         match opt.layout {
             Layout::Parquet => {
-                let schema = schema();
+                let schema = schema(opt.board.picture());
                 let props = properties(&schema);
                 let mut v = Vec::new();
                 for name in split_names(opt) {
@@ -416,9 +433,9 @@ impl Writer {
                 let s = row.split;
                 v[s].push(row, opt)
             }
-            Splits::Qwen(v, _, _) => {
+            Splits::Qwen(v, opt, _) => {
                 let s = row.split;
-                v[s].push(row)
+                v[s].push(row, opt.board.picture())
             }
         }
     }
@@ -445,9 +462,13 @@ impl Writer {
         let write = |name: &str, text: String| -> anyhow::Result<()> {
             std::fs::write(root.join(name), text).with_context(|| format!("writing {name}"))
         };
-        write("dataset_info.json", pretty(&dataset_info(opt.layout, rep.rows, opt.test))?)?;
+        write("dataset_info.json", pretty(&dataset_info(&opt, rep.rows))?)?;
         write("README.md", card(&opt, rep))?;
         let mut sum = summary(&opt, rep, files);
+        if opt.board != BoardMode::Picture {
+            // Recorded only when not the default, so a picture set's `vlm.json` is as before.
+            sum["board"] = json!(opt.board.name());
+        }
         if opt.test {
             // An evaluation set: its split, and the output folder `kibo eval` reads the
             // positions (and the engine's labels) from.
@@ -476,13 +497,15 @@ fn listed(rows: [u64; 2]) -> Vec<usize> {
     }
 }
 
-/// LLaMA-Factory's `dataset_info.json`: one entry a split with rows, ShareGPT formatting.
-pub fn dataset_info(layout: Layout, rows: [u64; 2], test: bool) -> serde_json::Value {
+/// LLaMA-Factory's `dataset_info.json`: one entry a split with rows, ShareGPT formatting
+/// (no `images` column with `--board text`).
+pub fn dataset_info(opt: &VlmOptions, rows: [u64; 2]) -> serde_json::Value {
+    let (layout, test) = (opt.layout, opt.test);
     let mut m = serde_json::Map::new();
     for s in listed(rows) {
         let (split, name) =
             if test { ("test", "kibo_go_test") } else { [("train", "kibo_go_train"), ("val", "kibo_go_val")][s] };
-        let entry = match layout {
+        let mut entry = match layout {
             Layout::Parquet => json!({
                 "file_name": split,
                 "formatting": "sharegpt",
@@ -496,6 +519,9 @@ pub fn dataset_info(layout: Layout, rows: [u64; 2], test: bool) -> serde_json::V
                 "columns": {"messages": "conversations", "images": "image"},
             }),
         };
+        if !opt.board.picture() {
+            entry["columns"].as_object_mut().expect("invariant: an object").remove("images");
+        }
         m.insert(name.to_string(), entry);
     }
     serde_json::Value::Object(m)
@@ -549,11 +575,22 @@ fn card(opt: &VlmOptions, rep: &VlmReport) -> String {
     }
     let side = rep.picture_px;
     let tokens = (side / opt.cell_px) * (side / opt.cell_px);
+    let picture = format!(
+        "a {side}×{side} px picture of a 19×19 board ({cell} px a cell: {tokens} visual tokens of {cell}×{cell} px, \
+each intersection in the middle of its own), ",
+        cell = opt.cell_px
+    );
+    let (category, title, shown) = match opt.board {
+        BoardMode::Picture => ("image-text-to-text", "Go board pictures", picture),
+        BoardMode::Both => {
+            ("image-text-to-text", "Go board pictures and text boards", picture + "the board as text in ")
+        }
+        BoardMode::Text => ("text-generation", "Go text boards", "the board as text in ".to_string()),
+    };
     format!(
-        "---\n{configs}task_categories:\n- image-text-to-text\ntags:\n- go\n- baduk\n- kibo\n---\n\
-# Go board pictures and chat turns (kibo export vlm)\n\n\
-{counts}. Each row: a {side}×{side} px picture of a 19×19 board \
-({cell} px a cell: {tokens} visual tokens of {cell}×{cell} px, each intersection in the middle of its own), \
+        "---\n{configs}task_categories:\n- {category}\ntags:\n- go\n- baduk\n- kibo\n---\n\
+# {title} and chat turns (kibo export vlm)\n\n\
+{counts}. Each row: {shown}\
 a prompt and its answer ({notation} notation). Columns labelled A–T without I, rows 1–19 with 19 at the top.\n\n\
 Written by `kibo export vlm` (layout `{layout}`, seed {seed}); the options and counts are in `vlm.json`, \
 the picture's geometry and the templates in kibo's docs/vlm.md.\n",
@@ -562,7 +599,6 @@ the picture's geometry and the templates in kibo's docs/vlm.md.\n",
         } else {
             format!("{} train and {} validation rows", rep.rows[0], rep.rows[1])
         },
-        cell = opt.cell_px,
         notation = match opt.notation {
             Notation::Gtp => "GTP",
             Notation::Sgf => "SGF",

@@ -35,7 +35,7 @@ use rayon::prelude::*;
 use crate::coord::{symmetry, symmetry_index, Move, Point, NN};
 use crate::stages::draw::{row_key, Draw};
 use crate::verify::{BoardMarkers, BoardPainter, Style};
-pub use options::{parse_mix, split_names, AnswerFrom, Layout, VlmOptions, VlmReport, VlmRow};
+pub use options::{parse_mix, split_names, AnswerFrom, BoardMode, Layout, VlmOptions, VlmReport, VlmRow};
 pub use text::{Notation, Question, Task, Templates};
 
 /// Rows whose pictures are made together (a few tens of MB of PNGs at most).
@@ -165,12 +165,15 @@ pub fn make_row(r: &SourceRow, opt: &VlmOptions, painter: &BoardPainter) -> anyh
         Move::Play(p) => Some(p),
         Move::Pass => None,
     };
-    let prev = r.history.first().map(|&h| turn(h)).and_then(point);
+    // The last move and the ko point: marks on the picture (unless turned off), words in
+    // the text board (always).
+    let prev_move = r.history.first().map(|&h| turn(h));
+    let ko_point = r.ko_point.and_then(Point::from_index).map(|p| symmetry(p, sym));
     let marks = BoardMarkers {
-        prev_move: prev.filter(|_| opt.last_move_marker),
-        ko_point: r.ko_point.and_then(Point::from_index).map(|p| symmetry(p, sym)).filter(|_| opt.ko_marker),
+        prev_move: prev_move.and_then(point).filter(|_| opt.last_move_marker),
+        ko_point: ko_point.filter(|_| opt.ko_marker),
     };
-    let png = painter.png_of(&board, marks)?;
+    let png = if opt.board.picture() { painter.png_of(&board, marks)? } else { Vec::new() };
     let last: Vec<Move> = r.history.iter().take(opt.last_moves).map(|&h| turn(h)).collect();
     let facts = text::Facts {
         board: &board,
@@ -180,6 +183,9 @@ pub fn make_row(r: &SourceRow, opt: &VlmOptions, painter: &BoardPainter) -> anyh
         last_moves: &last,
         tags: &r.tags,
         score_lead_black: r.label.and_then(|l| l.1),
+        last_move: prev_move,
+        ko_point,
+        text_board: opt.board.text(),
     };
     let (prompt, mut answer, question) = text::words(task, question, &facts, &opt.templates, opt.notation)
         .with_context(|| format!("{} move {}", r.game_id, r.move_number))?;

@@ -29,6 +29,57 @@ impl std::str::FromStr for Layout {
     }
 }
 
+/// How a row shows the board (`--board`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BoardMode {
+    /// The picture alone (the default).
+    #[default]
+    Picture,
+    /// The board as text in the prompt ([`super::text::text_board`]), no picture.
+    Text,
+    /// The picture and the text board.
+    Both,
+}
+
+impl BoardMode {
+    /// Whether this is the default, [`BoardMode::Picture`] (serde's `skip_serializing_if`).
+    pub fn is_picture(&self) -> bool {
+        *self == BoardMode::Picture
+    }
+
+    /// Whether rows carry a picture.
+    pub fn picture(self) -> bool {
+        self != BoardMode::Text
+    }
+
+    /// Whether prompts carry the text board.
+    pub fn text(self) -> bool {
+        self != BoardMode::Picture
+    }
+
+    /// The mode's name (`picture`, `text`, `both`).
+    pub fn name(self) -> &'static str {
+        match self {
+            BoardMode::Picture => "picture",
+            BoardMode::Text => "text",
+            BoardMode::Both => "both",
+        }
+    }
+}
+
+impl std::str::FromStr for BoardMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<BoardMode, String> {
+        match s {
+            "picture" => Ok(BoardMode::Picture),
+            "text" => Ok(BoardMode::Text),
+            "both" => Ok(BoardMode::Both),
+            _ => Err(format!("{s:?}: expected picture, text or both")),
+        }
+    }
+}
+
 /// Where the next-move answer comes from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -57,6 +108,8 @@ pub struct VlmOptions {
     pub test: bool,
     /// Pixels between two grid lines (28 for Qwen2/2.5-VL, 32 for Qwen3-VL).
     pub cell_px: u32,
+    /// The picture, the text board in the prompt, or both.
+    pub board: BoardMode,
     /// How answers and prompts write points.
     pub notation: Notation,
     /// The next-move answer: the move played or KataGo's.
@@ -98,6 +151,7 @@ impl Default for VlmOptions {
             tags: Vec::new(),
             test: false,
             cell_px: 32,
+            board: BoardMode::Picture,
             notation: Notation::Gtp,
             answer_from: AnswerFrom::Human,
             mix: vec![(Task::NextMove, 1.0)],
@@ -228,6 +282,7 @@ pub struct VlmReport {
 #[derive(Clone, Debug)]
 pub struct VlmRow {
     pub split: usize,
+    /// The picture (empty with `--board text`: the row has none).
     pub png: Vec<u8>,
     /// `<game_id>-<move_number>.png`.
     pub image_name: String,

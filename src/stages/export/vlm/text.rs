@@ -122,6 +122,13 @@ pub struct Facts<'a> {
     pub tags: &'a [String],
     /// KataGo's score lead for Black (`kibo label`), when the row has a label.
     pub score_lead_black: Option<f32>,
+    /// The move before, as pictured (`None` before the first move).
+    pub last_move: Option<Move>,
+    /// The point the side to move may not take (a ko), as pictured.
+    pub ko_point: Option<Point>,
+    /// Whether prompts show the board as text (`--board text|both`): `{board}` is
+    /// [`text_board`], and a template without it gets it ([`with_board`]).
+    pub text_board: bool,
 }
 
 /// A score lead for Black as the judge task's answer: rounded to the half point, `B+3.5`
@@ -166,7 +173,9 @@ pub fn fill(template: &str, f: &Facts<'_>, notation: Notation) -> String {
             .collect();
         format!(" The last moves were {}.", words.join(", "))
     };
+    let board = if f.text_board && template.contains("{board}") { text_board(f, notation) } else { String::new() };
     template
+        .replace("{board}", &board)
         .replace("{coords}", coords)
         .replace("{side}", side_word(f.to_play))
         .replace("{opponent}", side_word(3 - f.to_play))
@@ -178,19 +187,71 @@ pub fn fill(template: &str, f: &Facts<'_>, notation: Notation) -> String {
 /// The board as text: the column letters, then rows 19 to 1, each its number (two
 /// characters, right-aligned), a space and 19 of `X` black, `O` white, `.` empty.
 pub fn transcription(board: &[u8; NN]) -> String {
-    let mut out = String::with_capacity(24 * (N + 1));
+    grid(board, "")
+}
+
+/// The transcription's grid with `sep` between two points (and between two letters):
+/// `""` is [`transcription`], `" "` the text board's ([`text_board`]).
+pub fn grid(board: &[u8; NN], sep: &str) -> String {
+    let mut out = String::with_capacity((3 + N * (1 + sep.len())) * (N + 1));
     out.push_str("   ");
-    out.extend(crate::coord::GTP_COLUMNS.iter().map(|&c| c as char));
+    for (k, &c) in crate::coord::GTP_COLUMNS.iter().enumerate() {
+        if k > 0 {
+            out.push_str(sep);
+        }
+        out.push(c as char);
+    }
     for row in 0..N {
         out.push('\n');
         out.push_str(&format!("{:>2} ", N - row));
-        out.extend(board[row * N..(row + 1) * N].iter().map(|&c| match c {
-            1 => 'X',
-            2 => 'O',
-            _ => '.',
-        }));
+        for (k, &c) in board[row * N..(row + 1) * N].iter().enumerate() {
+            if k > 0 {
+                out.push_str(sep);
+            }
+            out.push(match c {
+                1 => 'X',
+                2 => 'O',
+                _ => '.',
+            });
+        }
     }
     out
+}
+
+/// The `{board}` text (docs/vlm.md, "Text boards"): the transcription's grid with a space
+/// between points (20 lines), then one line: the legend, the last move and the ko point
+/// in words (`X is Black, O is White, . is empty. The last move was White Q16. Black may
+/// not take the ko at D4.`), every point in the row's notation.
+pub fn text_board(f: &Facts<'_>, notation: Notation) -> String {
+    let mut out = grid(f.board, " ");
+    out.push_str("\nX is Black, O is White, . is empty.");
+    let (side, opponent) = (side_word(f.to_play), side_word(3 - f.to_play));
+    match f.last_move {
+        None => out.push_str(" No move has been played yet."),
+        Some(Move::Pass) => out.push_str(&format!(" The last move was a pass by {opponent}.")),
+        Some(m) => out.push_str(&format!(" The last move was {opponent} {}.", notation.write(m))),
+    }
+    if let Some(p) = f.ko_point {
+        out.push_str(&format!(" {side} may not take the ko at {}.", notation.write(Move::Play(p))));
+    }
+    out
+}
+
+/// A user template as filled when prompts show the text board: as it is when it has
+/// `{board}` (or the board is not shown); else with `{board}` on its own lines right after
+/// its first `{coords}` (one space after `{coords}` dropped), or, without `{coords}`, at the
+/// start followed by a line break.
+pub fn with_board(template: &str, text_board: bool) -> std::borrow::Cow<'_, str> {
+    if !text_board || template.contains("{board}") {
+        return std::borrow::Cow::Borrowed(template);
+    }
+    std::borrow::Cow::Owned(match template.find("{coords}") {
+        Some(i) => {
+            let rest = &template[i + "{coords}".len()..];
+            format!("{}{{coords}}\n{{board}}\n{}", &template[..i], rest.strip_prefix(' ').unwrap_or(rest))
+        }
+        None => format!("{{board}}\n{template}"),
+    })
 }
 
 /// The chains in atari: `B D5 D4; W Q3` (black chains first, then white; each chain's
@@ -242,12 +303,13 @@ pub fn words(
 ) -> anyhow::Result<(String, String, Option<Question>)> {
     let has = |tag: &str| f.tags.iter().any(|x| x == tag);
     let yes_no = |b: bool| if b { "yes" } else { "no" }.to_string();
+    let user = |tpl: &str| fill(&with_board(tpl, f.text_board), f, notation);
     Ok(match task {
-        Task::NextMove => (fill(&t.next_move, f, notation), notation.write(f.mv), None),
-        Task::Transcribe => (fill(&t.transcribe, f, notation), transcription(f.board), None),
+        Task::NextMove => (user(&t.next_move), notation.write(f.mv), None),
+        Task::Transcribe => (user(&t.transcribe), transcription(f.board), None),
         Task::Judge => {
             match f.score_lead_black.filter(|l| l.is_finite()) {
-                Some(lead) => (fill(&t.judge, f, notation), lead_answer(lead), None),
+                Some(lead) => (user(&t.judge), lead_answer(lead), None),
                 None => return crate::error::setup(
                     "the judge task needs KataGo's score lead, and this row's label has none (its status is not ok)",
                 ),
@@ -261,7 +323,7 @@ pub fn words(
                 Question::Capture => (&t.capture, yes_no(has("capture"))),
                 Question::Ladder => (&t.ladder, yes_no(has("ladder_capture"))),
             };
-            (fill(tpl, f, notation), answer, Some(q))
+            (user(tpl), answer, Some(q))
         }
     })
 }
@@ -316,6 +378,82 @@ mod tests {
     }
 
     #[test]
+    fn the_text_board_is_the_transcription_spaced_with_the_last_move_and_ko_in_words() {
+        let mut b = [0u8; NN];
+        b[pt("A19").index() as usize] = 1;
+        b[pt("T1").index() as usize] = 2;
+        b[pt("Q16").index() as usize] = 2;
+        let f = Facts {
+            board: &b,
+            to_play: 1,
+            mv: Move::Pass,
+            move_number: 12,
+            last_moves: &[],
+            tags: &[],
+            score_lead_black: None,
+            last_move: Some(Move::Play(pt("Q16"))),
+            ko_point: Some(pt("D4")),
+            text_board: true,
+        };
+        let t = text_board(&f, Notation::Gtp);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines.len(), 21);
+        assert_eq!(lines[0], "   A B C D E F G H J K L M N O P Q R S T");
+        assert_eq!(lines[1], "19 X . . . . . . . . . . . . . . . . . .");
+        assert_eq!(lines[4], "16 . . . . . . . . . . . . . . . O . . .", "Q is the 16th column");
+        assert_eq!(lines[19], " 1 . . . . . . . . . . . . . . . . . . O");
+        // Without the spaces, the grid is the transcribe task's answer.
+        let unspaced: Vec<String> =
+            lines[..20].iter().map(|l| format!("{}{}", &l[..3], l[3..].replace(' ', ""))).collect();
+        assert_eq!(unspaced.join("\n"), transcription(&b));
+        assert_eq!(
+            lines[20],
+            "X is Black, O is White, . is empty. The last move was White Q16. Black may not take the ko at D4."
+        );
+        let sgf = text_board(&Facts { to_play: 2, last_move: Some(Move::Pass), ..f.clone() }, Notation::Sgf);
+        assert!(sgf.ends_with("The last move was a pass by Black. White may not take the ko at dp."), "{sgf}");
+        let first = text_board(&Facts { last_move: None, ko_point: None, ..f.clone() }, Notation::Gtp);
+        assert!(first.ends_with(". is empty. No move has been played yet."), "{first}");
+    }
+
+    #[test]
+    fn the_text_board_goes_where_board_is_else_after_coords_else_first() {
+        assert_eq!(with_board("{coords} {side} to play.", true), "{coords}\n{board}\n{side} to play.");
+        assert_eq!(with_board("Hi {coords}.", true), "Hi {coords}\n{board}\n.");
+        assert_eq!(with_board("{side} to play.", true), "{board}\n{side} to play.");
+        assert_eq!(with_board("{side}: {board}", true), "{side}: {board}");
+        assert_eq!(with_board("{coords} {side} to play.", false), "{coords} {side} to play.");
+        let b = [0u8; NN];
+        let f = Facts {
+            board: &b,
+            to_play: 2,
+            mv: Move::Play(pt("C3")),
+            move_number: 2,
+            last_moves: &[],
+            tags: &[],
+            score_lead_black: None,
+            last_move: Some(Move::Play(pt("R4"))),
+            ko_point: None,
+            text_board: true,
+        };
+        let t = Templates::default();
+        let (prompt, answer, _) = words(Task::NextMove, Question::Atari, &f, &t, Notation::Gtp).unwrap();
+        assert_eq!(answer, "C3");
+        let want = format!(
+            "{COORDS_GTP}\n{}\nWhite to play. What is the next move? Answer with one point, or pass.",
+            text_board(&f, Notation::Gtp)
+        );
+        assert_eq!(prompt, want);
+        assert!(prompt.contains("The last move was Black R4."));
+        // Without the text board, {board} is empty and nothing is added.
+        let pic = Facts { text_board: false, ..f.clone() };
+        assert_eq!(fill("[{board}]", &pic, Notation::Gtp), "[]");
+        let (prompt, _, _) = words(Task::NextMove, Question::Atari, &pic, &t, Notation::Gtp).unwrap();
+        assert_eq!(prompt, fill(&t.next_move, &pic, Notation::Gtp));
+        assert!(!prompt.contains('\n'));
+    }
+
+    #[test]
     fn atari_lists_chains_with_one_liberty() {
         let mut b = [0u8; NN];
         // A white stone at A1 with black at A2: one liberty (B1); black A2 has two.
@@ -348,6 +486,9 @@ mod tests {
             last_moves: &last,
             tags: &[],
             score_lead_black: None,
+            last_move: None,
+            ko_point: None,
+            text_board: false,
         };
         let s = fill("{side}/{opponent}/{move_number}/{move}.{last_moves}", &f, Notation::Gtp);
         assert_eq!(s, "Black/White/3/Q16. The last moves were B D16, W Q4.");
@@ -365,6 +506,9 @@ mod tests {
             last_moves: &[],
             tags: &[],
             score_lead_black: Some(-0.6),
+            last_move: None,
+            ko_point: None,
+            text_board: false,
         };
         let (_, answer, _) = words(Task::Judge, Question::Atari, &f, &t, Notation::Gtp).unwrap();
         assert_eq!(answer, "W+0.5");
