@@ -198,3 +198,21 @@ impl Split {
         }
     }
 }
+
+/// `--board`: `stages::export::vlm::BoardMode` (`kibo export vlm`, and `kibo match`'s `openai:` players).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Board {
+    Picture,
+    Text,
+    Both,
+}
+
+impl From<Board> for crate::stages::export::vlm::BoardMode {
+    fn from(b: Board) -> crate::stages::export::vlm::BoardMode {
+        match b {
+            Board::Picture => crate::stages::export::vlm::BoardMode::Picture,
+            Board::Text => crate::stages::export::vlm::BoardMode::Text,
+            Board::Both => crate::stages::export::vlm::BoardMode::Both,
+        }
+    }
+}

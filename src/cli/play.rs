@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
-use super::args::KatagoJudgeArgs;
+use super::args::{Board, KatagoJudgeArgs};
 use super::exit::Exit;
 use crate::error::SetupError;
 use crate::scoring::RuleSet;
@@ -91,6 +91,10 @@ pub(super) struct MatchArgs {
     /// export's defaults.
     #[arg(long)]
     vlm_set: Option<PathBuf>,
+    /// `openai:` players: how the board is shown, as `kibo export vlm --board` (picture,
+    /// text, both); overrides --vlm-set's.
+    #[arg(long, value_enum)]
+    board: Option<Board>,
     /// `openai:` players: a JSON file of every option (docs/match.md, "openai:"); the flags
     /// above override it.
     #[arg(long)]
@@ -171,6 +175,9 @@ fn openai(a: &MatchArgs) -> anyhow::Result<OpenaiOptions> {
     }
     if let Some(set) = &a.vlm_set {
         o.picture = Picture::from_set(set)?;
+    }
+    if let Some(b) = a.board {
+        o.picture.board = b.into();
     }
     o.check().map_err(SetupError)?;
     Ok(o)

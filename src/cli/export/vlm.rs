@@ -2,7 +2,7 @@
 
 use clap::{Args, ValueEnum};
 
-use crate::cli::args::{DrawArgs, ExportArgs, Split};
+use crate::cli::args::{Board, DrawArgs, ExportArgs, Split};
 use crate::cli::exit::Exit;
 use crate::cli::resolve::{pool, resolve_with};
 use crate::error::{setup, SetupError};
@@ -74,24 +74,6 @@ impl From<Layout> for vlm::Layout {
         match l {
             Layout::Parquet => vlm::Layout::Parquet,
             Layout::Qwen => vlm::Layout::Qwen,
-        }
-    }
-}
-
-/// `--board`: [`vlm::BoardMode`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum Board {
-    Picture,
-    Text,
-    Both,
-}
-
-impl From<Board> for vlm::BoardMode {
-    fn from(b: Board) -> vlm::BoardMode {
-        match b {
-            Board::Picture => vlm::BoardMode::Picture,
-            Board::Text => vlm::BoardMode::Text,
-            Board::Both => vlm::BoardMode::Both,
         }
     }
 }
