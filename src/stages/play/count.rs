@@ -111,21 +111,11 @@ pub fn stopped(board: &Board, r: &CountRules, katago: Option<&KatagoJudge>, name
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::coord::Point;
 
+    /// `rows` of `.XO` from the top-left, padded with empty points to 19 × 19.
     fn board_of(rows: &[&str]) -> Board {
-        let mut b = Board::new();
-        for (r, line) in rows.iter().enumerate() {
-            for (c, ch) in line.chars().enumerate() {
-                let v = match ch {
-                    'X' => 1,
-                    'O' => 2,
-                    _ => continue,
-                };
-                b.set_stone(Point::new(r, c).expect("on the board"), v).expect("a stone");
-            }
-        }
-        b
+        let diagram: String = rows.iter().map(|r| format!("{r:.<19}\n")).collect();
+        Board::from_diagram(&diagram).expect("a diagram")
     }
 
     #[test]

@@ -288,6 +288,17 @@ pub fn play(
         End::MaxMoves => Some(count::stopped(&st.board, &s.count, katago.filter(|_| s.stopped_by_katago), &name)?),
         _ => None,
     };
+    Ok(finish(st, opening, f, (end, winner, error), count))
+}
+
+/// The game as played: its record (the result from [`result_of`]) and its moves.
+fn finish(
+    st: State,
+    opening: &Opening,
+    f: &Fixture,
+    (end, winner, error): (End, Option<Color>, Option<String>),
+    count: Option<Count>,
+) -> Played {
     let (winner, result) = result_of(end, winner, count.as_ref());
     let record = GameRecordOut {
         game: f.game,
@@ -306,31 +317,13 @@ pub fn play(
         seconds: st.seconds,
         requests: st.requests,
     };
-    Ok(Played { record, setup: st.setup, moves: st.moves })
+    Played { record, setup: st.setup, moves: st.moves }
 }
 
-/// The record of a game that could not start (a player failed to start): `error`,
-/// no move played; the caller sets the error.
-pub fn play_failed(opening: &Opening, f: &Fixture, s: &GameSettings) -> anyhow::Result<Played> {
-    let st = start(opening, s)?;
-    let record = GameRecordOut {
-        game: f.game,
-        pair: f.pair,
-        black: f.names[0].clone(),
-        white: f.names[1].clone(),
-        seed: f.seed,
-        opening: opening.id.clone(),
-        end: End::Error,
-        winner: None,
-        result: "Void".to_string(),
-        count: None,
-        moves: st.moves.len() as u32,
-        invalid: Vec::new(),
-        error: None,
-        seconds: [0.0; 2],
-        requests: [0; 2],
-    };
-    Ok(Played { record, setup: st.setup, moves: st.moves })
+/// The record of a game that could not start (a player failed to start, `error` says
+/// why): `error`, no move played.
+pub fn play_failed(opening: &Opening, f: &Fixture, s: &GameSettings, error: String) -> anyhow::Result<Played> {
+    Ok(finish(start(opening, s)?, opening, f, (End::Error, None, Some(error)), None))
 }
 
 /// The winner and `RE`: the count's (`B+3.5`, `0` a draw), `B+R` / `W+R` for a

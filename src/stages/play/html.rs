@@ -168,7 +168,7 @@ fn histogram(margins: &[f64]) -> String {
     let (width, height, left, bottom) = (600.0, 200.0, 30.0, 30.0);
     let bw = (width - left - 10.0) / n;
     let mut s = format!(
-        "<figure class=\"histogram\"><figcaption>Margins from the first player's side (points; {} counted games, bins of {w})</figcaption>\
+        "<figure class=\"histogram\"><figcaption>Margins, from the side of the first player (points; {} counted games, bins of {w})</figcaption>\
          <svg width=\"{width}\" height=\"{height}\" role=\"img\" aria-label=\"margins\">",
         margins.len()
     );
@@ -685,7 +685,7 @@ mod tests {
         assert!(html.contains("<tr data-side=\"white\" data-wins=\"1\" data-losses=\"1\" data-draws=\"0\">"));
         // The win rate with eval's Wilson interval: 3 of 5 → 60.0% [23.1, 88.2].
         assert!(html.contains("60.0% <small>[23.1, 88.2] · 3/5</small>"), "{html}");
-        // Margins from a's side: 10.5, 20.5, 3.5, −7.5, −0.5 in bins of 2 (range 28).
+        // Margins from the side of a: 10.5, 20.5, 3.5, −7.5, −0.5 in bins of 2 (range 28).
         let bins: Vec<(String, u64)> = html
             .split("<rect class=\"bin\" data-from=\"")
             .skip(1)

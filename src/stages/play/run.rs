@@ -173,9 +173,7 @@ fn play_one(o: &MatchOptions, g: u64, judge: Option<&KatagoJudge>) -> anyhow::Re
         (Ok(mut b), Ok(mut w)) => game::play([b.as_mut(), w.as_mut()], opening, &f, &o.settings, judge)?,
         (Err(e), _) | (_, Err(e)) => {
             // A player that cannot even start: the game is an error, as a fault in play.
-            let mut failed = game::play_failed(opening, &f, &o.settings)?;
-            failed.record.error = Some(format!("{e:#}"));
-            failed
+            game::play_failed(opening, &f, &o.settings, format!("{e:#}"))?
         }
     };
     let rec = played.record;
